@@ -1,0 +1,69 @@
+extension StoredModel {
+    /// Deletes the record with this single-property key.
+    /// - Returns: How many records were deleted: 1, or 0 when none had the key.
+    @discardableResult
+    public static func delete(key: some SQLValueConvertible, in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .single(key, model: modelName)) }
+    }
+
+    /// Deletes the record with this composite key.
+    /// - Returns: How many records were deleted: 1 or 0.
+    @discardableResult
+    public static func delete(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .components(key, model: modelName)) }
+    }
+
+    /// Deletes by key later; `completion` gets the count on the completion queue.
+    public static func delete(
+        key: some SQLValueConvertible, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.delete(Self.self, key: try .single(key, model: modelName)) }, completion: completion)
+    }
+
+    /// Deletes by key without blocking the calling task.
+    @discardableResult
+    public static func delete(key: some SQLValueConvertible, in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .single(key, model: modelName)) }
+    }
+
+    /// Deletes the stored record with this model's key.
+    /// - Returns: How many records were deleted: 1, or 0 when none had the key.
+    @discardableResult
+    public func delete(in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.delete(self) }
+    }
+
+    /// Deletes this model's record later; `completion` gets the count.
+    public func delete(
+        in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.delete(self) }, completion: completion)
+    }
+
+    /// Deletes this model's record without blocking the calling task.
+    @discardableResult
+    public func delete(in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).write { try $0.delete(self) }
+    }
+
+    /// Deletes every record of this model.
+    /// - Returns: How many records were deleted.
+    @discardableResult
+    public static func deleteAll(in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.deleteAll(Self.self) }
+    }
+
+    /// Deletes every record later; `completion` gets the count.
+    public static func deleteAll(
+        in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.deleteAll(Self.self) }, completion: completion)
+    }
+
+    /// Deletes every record without blocking the calling task.
+    @discardableResult
+    public static func deleteAll(in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).write { try $0.deleteAll(Self.self) }
+    }
+}

@@ -1,0 +1,109 @@
+extension StoredModel {
+    static var modelName: String { String(describing: Self.self) }
+
+    /// The model whose single-property primary key is `key`, or nil.
+    ///
+    /// ```swift
+    /// let snack = try Snack.find(key: 123)   // SELECT … FROM "Snack" WHERE "snackId" = ?
+    /// ```
+    /// - Throws: `ModelStoreError` — `.invalidKey` when the model's key has several
+    ///   properties or `key` can never match its column, `.decodingFailed` when the stored
+    ///   record does not decode.
+    public static func find(key: some SQLValueConvertible, in store: ModelStore? = nil) throws -> Self? {
+        try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName)) }
+    }
+
+    /// The model whose composite primary key has these components, or nil.
+    ///
+    /// ```swift
+    /// let link = try Friendship.find(key: ["userId": 1, "friendId": 2])
+    /// ```
+    /// - Throws: `ModelStoreError` with code `.invalidKey` when a component is missing,
+    ///   extra, or of a type its column can never match.
+    public static func find(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) throws -> Self? {
+        try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName)) }
+    }
+
+    /// Finds by key later; `completion` gets the model or nil on the completion queue.
+    public static func find(
+        key: some SQLValueConvertible, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .single(key, model: modelName)) }, completion: completion)
+    }
+
+    /// Finds by composite key later; `completion` gets the model or nil.
+    public static func find(
+        key: [String: any SQLValueConvertible], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .components(key, model: modelName)) }, completion: completion)
+    }
+
+    /// Finds by key without blocking the calling task.
+    public static func find(key: some SQLValueConvertible, in store: ModelStore? = nil) async throws -> Self? {
+        try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName)) }
+    }
+
+    /// Finds by composite key without blocking the calling task.
+    public static func find(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) async throws -> Self? {
+        try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName)) }
+    }
+
+    /// Every stored model, in primary-key order.
+    public static func findAll(in store: ModelStore? = nil) throws -> [Self] {
+        try ModelStore.resolve(store).read { try $0.findAll(Self.self) }
+    }
+
+    /// Every stored model, delivered later on the completion queue.
+    public static func findAll(
+        in store: ModelStore? = nil, completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).read({ try $0.findAll(Self.self) }, completion: completion)
+    }
+
+    /// Every stored model, without blocking the calling task.
+    public static func findAll(in store: ModelStore? = nil) async throws -> [Self] {
+        try await ModelStore.resolve(store).read { try $0.findAll(Self.self) }
+    }
+
+    /// How many records are stored.
+    public static func count(in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).read { try $0.count(Self.self) }
+    }
+
+    /// How many records are stored, delivered later on the completion queue.
+    public static func count(
+        in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).read({ try $0.count(Self.self) }, completion: completion)
+    }
+
+    /// How many records are stored, without blocking the calling task.
+    public static func count(in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).read { try $0.count(Self.self) }
+    }
+
+    /// Whether a record has this single-property key.
+    public static func exists(key: some SQLValueConvertible, in store: ModelStore? = nil) throws -> Bool {
+        try ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .single(key, model: modelName)) }
+    }
+
+    /// Whether a record has this composite key.
+    public static func exists(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) throws -> Bool {
+        try ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .components(key, model: modelName)) }
+    }
+
+    /// Whether a record has this key, delivered later on the completion queue.
+    public static func exists(
+        key: some SQLValueConvertible, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Bool, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).read({ try $0.exists(Self.self, key: try .single(key, model: modelName)) }, completion: completion)
+    }
+
+    /// Whether a record has this key, without blocking the calling task.
+    public static func exists(key: some SQLValueConvertible, in store: ModelStore? = nil) async throws -> Bool {
+        try await ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .single(key, model: modelName)) }
+    }
+}

@@ -1,0 +1,87 @@
+/// The SQL type a column is declared with; it sets SQLite's type affinity.
+enum StorageType: String, Sendable {
+    case integer = "INTEGER"
+    case real = "REAL"
+    case text = "TEXT"
+    case blob = "BLOB"
+    /// No declared type: SQLite keeps values exactly as bound (BLOB affinity).
+    case untyped = ""
+}
+
+/// How a property's values travel between Swift and its column.
+enum ColumnCoding: Sendable {
+    /// Bool, integers, floating point, String: handled by the containers' typed methods.
+    case primitive
+    /// A type with one exact stored form (Date, UUID, Decimal, user enums that opt in).
+    case convertible(any SQLValueConvertible.Type)
+    /// A `Codable` type that encodes itself as one primitive (an enum with a raw value).
+    case singleValue
+    /// Arrays, sets, dictionaries and nested structs: JSON text.
+    case json
+}
+
+/// One stored property of a model: a column.
+struct ColumnDescription: Sendable {
+    /// The property's coding key, which is also the column name.
+    let name: String
+    let storage: StorageType
+    let isOptional: Bool
+    let coding: ColumnCoding
+    /// The Swift type's name, for messages.
+    let typeName: String
+
+    var isJSON: Bool {
+        if case .json = coding { return true }
+        return false
+    }
+}
+
+/// The columns of a model, in the order its `init(from:)` asks for them, with a fast lookup
+/// from coding key to position.
+struct ColumnLayout: Sendable {
+    let modelName: String
+    let columns: [ColumnDescription]
+    /// Properties that are not columns (relationships); coders skip them.
+    let skippedKeys: Set<String>
+    private let positions: [String: Int]
+
+    init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = []) {
+        self.modelName = modelName
+        self.columns = columns
+        self.skippedKeys = skippedKeys
+        var positions: [String: Int] = [:]
+        for (position, column) in columns.enumerated() { positions[column.name] = position }
+        self.positions = positions
+    }
+
+    /// The position of the column named `name`.
+    func position(of name: String) -> Int? {
+        positions[name]
+    }
+
+    /// The position of `name`, trying `hint` first. Synthesized coders visit properties in
+    /// declaration order, so the hint almost always hits and no string is hashed.
+    @inline(__always)
+    func position(of name: String, hint: inout Int) -> Int? {
+        var candidate = hint
+        // Encoding skips nil optionals, so look a few columns ahead before hashing.
+        let end = min(columns.count, hint + 4)
+        while candidate < end {
+            if columns[candidate].name == name {
+                hint = candidate + 1
+                return candidate
+            }
+            candidate += 1
+        }
+        guard let found = positions[name] else { return nil }
+        hint = found + 1
+        return found
+    }
+
+    /// A copy with `keys` removed from the columns: relationship properties.
+    func removing(_ keys: Set<String>) -> ColumnLayout {
+        ColumnLayout(
+            modelName: modelName, columns: columns.filter { !keys.contains($0.name) },
+            skippedKeys: skippedKeys.union(keys))
+    }
+}

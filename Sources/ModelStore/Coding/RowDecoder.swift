@@ -1,0 +1,253 @@
+import CSQLite
+import Foundation
+
+/// Decodes models from the current row of a statement.
+///
+/// One decoder serves all rows of a query: `decode(_:)` is called once per row. Columns are
+/// found by position (see `ColumnLayout.position(of:hint:)`), so decoding a row hashes no
+/// strings in the common case.
+final class RowDecoder: Decoder {
+    let statement: Statement
+    let layout: ColumnLayout
+    /// Statement column of each layout column, or -1 when the query did not select it;
+    /// nil when the statement selects every layout column in layout order.
+    private let mapping: [Int32]?
+    /// Layout positions of the primary key, to name the record in error messages.
+    private let keyPositions: [Int]
+    var hint = 0
+    private var json: JSONDecoder?
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(statement: Statement, layout: ColumnLayout, keyPositions: [Int], mapping: [Int32]? = nil) {
+        self.statement = statement
+        self.layout = layout
+        self.keyPositions = keyPositions
+        self.mapping = mapping
+    }
+
+    /// Decodes one model from the statement's current row.
+    func decode<M: Decodable>(_ type: M.Type) throws -> M {
+        hint = 0
+        do {
+            return try M(from: self)
+        } catch var error as ModelStoreError {
+            error.model = error.model ?? layout.modelName
+            error.key = error.key ?? keyDescription()
+            throw error
+        } catch {
+            throw wrap(error)
+        }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw ModelStoreError(.invalidModel, "\(layout.modelName) must decode from a keyed container.", model: layout.modelName)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw ModelStoreError(.invalidModel, "\(layout.modelName) must decode from a keyed container.", model: layout.modelName)
+    }
+
+    // MARK: Columns
+
+    /// The layout position and statement column of `name`; nil when the row lacks it.
+    @inline(__always)
+    func column(_ name: String) -> (position: Int, index: Int32)? {
+        guard let position = layout.position(of: name, hint: &hint) else { return nil }
+        guard let mapping else { return (position, Int32(position)) }
+        let index = mapping[position]
+        return index < 0 ? nil : (position, index)
+    }
+
+    /// Finds `name` and checks for NULL: returns nil for NULL or an absent column when the
+    /// property is optional, and throws when it is not.
+    @inline(__always)
+    func present(_ name: String, optional: Bool) throws -> (position: Int, index: Int32, storage: Int32)? {
+        guard let (position, index) = column(name) else {
+            if optional { return nil }
+            throw missing(name)
+        }
+        let storage = statement.storageClass(at: index)
+        if storage == SQLITE_NULL {
+            if optional { return nil }
+            throw nullValue(position)
+        }
+        return (position, index, storage)
+    }
+
+    // MARK: Typed reads
+
+    @inline(__always)
+    func integer<T: FixedWidthInteger>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
+        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
+        guard storage == SQLITE_INTEGER else { throw mismatch(position, index, expected: T.self) }
+        let stored = statement.int64(at: index)
+        guard let value = T(exactly: stored) else {
+            throw failure("The stored integer \(stored) does not fit in \(T.self).", position, index)
+        }
+        return value
+    }
+
+    @inline(__always)
+    func double(_ name: String, optional: Bool) throws -> Double? {
+        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
+        if storage == SQLITE_FLOAT { return statement.double(at: index) }
+        if storage == SQLITE_INTEGER, let exact = Double(exactly: statement.int64(at: index)) { return exact }
+        throw mismatch(position, index, expected: Double.self)
+    }
+
+    @inline(__always)
+    func float(_ name: String, optional: Bool) throws -> Float? {
+        guard let double = try double(name, optional: optional) else { return nil }
+        let float = Float(double)
+        guard Double(float) == double || double.isInfinite else {
+            let (position, index) = column(name)!
+            throw failure("The stored number \(double) does not fit in Float without rounding.", position, index)
+        }
+        return float
+    }
+
+    @inline(__always)
+    func string(_ name: String, optional: Bool) throws -> String? {
+        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
+        guard storage == SQLITE_TEXT else { throw mismatch(position, index, expected: String.self) }
+        return statement.string(at: index)
+    }
+
+    @inline(__always)
+    func bool(_ name: String, optional: Bool) throws -> Bool? {
+        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
+        if storage == SQLITE_INTEGER {
+            switch statement.int64(at: index) {
+            case 0: return false
+            case 1: return true
+            default: break
+            }
+        }
+        throw mismatch(position, index, expected: Bool.self)
+    }
+
+    /// Any other type: by the column's coding (exact conversion, single value or JSON).
+    func value<T: Decodable>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
+        guard let (position, index) = column(name) else {
+            if layout.skippedKeys.contains(name) { return optional ? nil : try skippedPlaceholder(type, name) }
+            if optional { return nil }
+            throw missing(name)
+        }
+        if statement.isNull(at: index) {
+            if let wrapper = type as? any OptionalDecodable.Type { return (wrapper.nilValue as! T) }
+            if optional { return nil }
+            throw nullValue(position)
+        }
+        do {
+            switch layout.columns[position].coding {
+            case .json:
+                guard statement.storageClass(at: index) == SQLITE_TEXT else {
+                    throw mismatch(position, index, expected: T.self)
+                }
+                let decoder = json ?? JSONDecoder()
+                json = decoder
+                return try decoder.decode(T.self, from: Data(statement.string(at: index).utf8))
+            case .primitive, .convertible, .singleValue:
+                let stored = statement.value(at: index)
+                if let convertible = type as? any SQLValueConvertible.Type {
+                    return (try convertible.init(sqlValue: stored) as! T)
+                }
+                return try T(from: SingleValueColumnDecoder(value: stored))
+            }
+        } catch var error as ModelStoreError {
+            error.column = error.column ?? layout.columns[position].name
+            throw error
+        } catch {
+            throw failure(
+                "The stored value cannot be decoded as \(T.self): \(Self.describe(error))", position, index)
+        }
+    }
+
+    /// A relationship property the row does not hold: an empty value until the graph loader
+    /// fills it (for example `[]` for a non-optional to-many array).
+    private func skippedPlaceholder<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+        if let value = Placeholder.make(type, depth: 0).value { return value }
+        throw missing(name)
+    }
+
+    // MARK: Errors
+
+    func failure(_ message: String, _ position: Int, _ index: Int32) -> ModelStoreError {
+        let column = layout.columns[position].name
+        return ModelStoreError(
+            .decodingFailed, "\(layout.modelName).\(column): \(message)", model: layout.modelName,
+            column: column, key: keyDescription(), value: statement.value(at: index).description)
+    }
+
+    private func mismatch(_ position: Int, _ index: Int32, expected: Any.Type) -> ModelStoreError {
+        let stored = statement.value(at: index)
+        var error = failure("The stored value \(stored) cannot be read as \(expected).", position, index)
+        error.suggestion =
+            "The column holds values of another type than the property; migrate the stored values or change the property's type."
+        return error
+    }
+
+    private func nullValue(_ position: Int) -> ModelStoreError {
+        let column = layout.columns[position].name
+        return ModelStoreError(
+            .decodingFailed,
+            "\(layout.modelName).\(column) is NULL in the stored record, but the property is not Optional.",
+            model: layout.modelName, column: column, key: keyDescription(), value: "NULL",
+            suggestion: "If the column was added after the record was stored, give the records a value (for example with an update by predicate) or make '\(column)' Optional.")
+    }
+
+    private func missing(_ name: String) -> ModelStoreError {
+        ModelStoreError(
+            .decodingFailed,
+            "The query result has no column '\(name)', which \(layout.modelName) needs.",
+            model: layout.modelName, column: name, key: keyDescription())
+    }
+
+    private func wrap(_ error: any Error) -> ModelStoreError {
+        var column: String?
+        if let decodingError = error as? DecodingError {
+            switch decodingError {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context),
+                .keyNotFound(_, let context), .dataCorrupted(let context):
+                column = context.codingPath.first?.stringValue
+            @unknown default: break
+            }
+        }
+        var wrapped = ModelStoreError(
+            .decodingFailed, "\(layout.modelName) could not be decoded: \(Self.describe(error))",
+            model: layout.modelName, column: column, key: keyDescription())
+        if let column, let (_, index) = self.column(column) {
+            wrapped.value = statement.value(at: index).description
+        }
+        return wrapped
+    }
+
+    /// The record's key as `name = value` pairs, read from the current row.
+    func keyDescription() -> String? {
+        var parts: [String] = []
+        for position in keyPositions {
+            let index = mapping.map { $0[position] } ?? Int32(position)
+            guard index >= 0 else { return nil }
+            parts.append("\(layout.columns[position].name) = \(statement.value(at: index))")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let decodingError = error as? DecodingError else { return String(describing: error) }
+        switch decodingError {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .keyNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return String(describing: error)
+        }
+    }
+}

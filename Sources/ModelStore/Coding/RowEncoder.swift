@@ -1,0 +1,189 @@
+import Foundation
+
+/// Encodes a model into one value per column, noting which columns it carries.
+///
+/// Synthesized `encode(to:)` skips nil optionals, so `present` holds exactly the properties
+/// the model carries: a save writes those and leaves the rest of the stored record alone.
+/// One encoder is reused for every model of a batch.
+final class RowEncoder: Encoder {
+    let layout: ColumnLayout
+    /// The encoded values by layout position; meaningful only where `present` says so.
+    private(set) var values: [SQLValue]
+    private(set) var present = ColumnMask()
+    /// Values of properties that are not columns (relationships), by property name.
+    private(set) var skipped: [String: any Encodable] = [:]
+    var hint = 0
+    private var json: JSONEncoder?
+    private var failure: ModelStoreError?
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(layout: ColumnLayout) {
+        self.layout = layout
+        self.values = Array(repeating: .null, count: layout.columns.count)
+    }
+
+    /// Encodes `model`, replacing what the previous call left.
+    func encode<M: Encodable>(_ model: M) throws {
+        present = ColumnMask()
+        if !skipped.isEmpty { skipped = [:] }
+        hint = 0
+        failure = nil
+        do {
+            try model.encode(to: self)
+        } catch var error as ModelStoreError {
+            error.model = error.model ?? layout.modelName
+            throw error
+        } catch {
+            throw ModelStoreError(
+                .encodingFailed, "\(layout.modelName) could not be encoded: \(error)", model: layout.modelName)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Marks `position` as written with NULL: an explicit clear.
+    func setNull(at position: Int) {
+        values[position] = .null
+        present.insert(position)
+    }
+
+    /// The value at `position`, or nil when the model did not carry that property.
+    func value(at position: Int) -> SQLValue? {
+        present.contains(position) ? values[position] : nil
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoder: self))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        failure = notKeyed()
+        return JSONEncoder.discardingUnkeyed
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        failure = notKeyed()
+        return SingleValueColumnEncoder()
+    }
+
+    /// Records a failure found where the Encoder protocol gives no way to throw.
+    func fail(_ error: ModelStoreError) {
+        if failure == nil { failure = error }
+    }
+
+    private func notKeyed() -> ModelStoreError {
+        ModelStoreError(
+            .invalidModel, "\(layout.modelName) must encode to a keyed container.", model: layout.modelName)
+    }
+
+    // MARK: Setting values
+
+    @inline(__always)
+    func set(_ value: SQLValue, _ name: String) throws {
+        guard let position = layout.position(of: name, hint: &hint) else {
+            throw unknown(name)
+        }
+        values[position] = value
+        present.insert(position)
+    }
+
+    /// Any non-primitive value, by its column's coding.
+    func set<T: Encodable>(_ value: T, _ name: String) throws {
+        guard let position = layout.position(of: name, hint: &hint) else {
+            if layout.skippedKeys.contains(name) {
+                skipped[name] = value
+                return
+            }
+            throw unknown(name)
+        }
+        do {
+            let stored: SQLValue
+            if layout.columns[position].isJSON {
+                let encoder = json ?? Self.makeJSONEncoder()
+                json = encoder
+                stored = .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+            } else if let convertible = value as? any SQLValueConvertible {
+                stored = try convertible.sqlValue
+            } else {
+                let single = SingleValueColumnEncoder()
+                try value.encode(to: single)
+                if let failure = single.box.failure { throw failure }
+                guard let encoded = single.box.value else {
+                    throw ModelStoreError(.encodingFailed, "\(T.self) encoded no value.")
+                }
+                stored = encoded
+            }
+            values[position] = stored
+            present.insert(position)
+        } catch var error as ModelStoreError {
+            error.column = error.column ?? name
+            error.value = error.value ?? Self.describe(value)
+            error.message = "\(layout.modelName).\(name): " + error.message
+            throw error
+        } catch {
+            throw ModelStoreError(
+                .encodingFailed, "\(layout.modelName).\(name) could not be encoded: \(error)",
+                model: layout.modelName, column: name, value: Self.describe(value))
+        }
+    }
+
+    func numberFailure(_ error: ModelStoreError, _ name: String) -> ModelStoreError {
+        var error = error
+        error.model = layout.modelName
+        error.column = name
+        error.message = "\(layout.modelName).\(name): " + error.message
+        return error
+    }
+
+    private func unknown(_ name: String) -> ModelStoreError {
+        ModelStoreError(
+            .invalidModel,
+            "\(layout.modelName).encode(to:) writes '\(name)', which its init(from:) never reads, so it has no column.",
+            model: layout.modelName, column: name,
+            suggestion: "Make encode(to:) and init(from:) use the same keys.")
+    }
+
+    static func makeJSONEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        // Sorted keys make equal values equal text, so JSON columns compare and dedupe.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    static func describe(_ value: Any) -> String {
+        let text = String(describing: value)
+        return text.count > 120 ? String(text.prefix(117)) + "…" : text
+    }
+}
+
+extension JSONEncoder {
+    /// A container that accepts and discards values, returned when encoding already failed.
+    fileprivate static var discardingUnkeyed: any UnkeyedEncodingContainer {
+        DiscardingUnkeyedContainer()
+    }
+}
+
+private struct DiscardingUnkeyedContainer: UnkeyedEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { 0 }
+    mutating func encodeNil() {}
+    mutating func encode<T: Encodable>(_ value: T) {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { SingleValueColumnEncoder() }
+}
+
+struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    var codingPath: [any CodingKey] { [] }
+    mutating func encodeNil(forKey key: Key) {}
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { SingleValueColumnEncoder() }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { SingleValueColumnEncoder() }
+}

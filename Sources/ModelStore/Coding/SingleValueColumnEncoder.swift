@@ -1,0 +1,54 @@
+/// Captures the one value a single-value `Codable` type (an enum with a raw value) encodes.
+struct SingleValueColumnEncoder: Encoder, SingleValueEncodingContainer {
+    /// Holds the captured value; a class so the container can fill it while passed by value.
+    final class Box {
+        var value: SQLValue?
+        var failure: ModelStoreError?
+    }
+
+    let box = Box()
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        box.failure = shapeChanged()
+        return KeyedEncodingContainer(DiscardingKeyedContainer<Key>())
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        box.failure = shapeChanged()
+        return SingleValueUnkeyedSink()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    func encodeNil() { box.value = .null }
+
+    func encode<T: Encodable>(_ value: T) throws {
+        if let failure = box.failure { throw failure }
+        if let convertible = value as? any SQLValueConvertible {
+            box.value = try convertible.sqlValue
+        } else {
+            try value.encode(to: self)
+        }
+    }
+
+    private func shapeChanged() -> ModelStoreError {
+        ModelStoreError(
+            .encodingFailed,
+            "The property's type encodes a container, but its column holds a single value.",
+            suggestion: "The type changed how it is coded; migrate the table or use a new property name.")
+    }
+}
+
+private struct SingleValueUnkeyedSink: UnkeyedEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { 0 }
+    mutating func encodeNil() {}
+    mutating func encode<T: Encodable>(_ value: T) {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { SingleValueColumnEncoder() }
+}

@@ -1,0 +1,42 @@
+extension Session {
+    /// Deletes the record with `key`; returns how many went (0 or 1).
+    func delete<M: StoredModel>(_ type: M.Type, key: KeyInput) throws -> Int {
+        let table = try table(type)
+        return try delete(table, owner: ObjectIdentifier(type), key: try table.keyValues(key))
+    }
+
+    /// Deletes the record with `model`'s key; returns how many went (0 or 1).
+    func delete<M: StoredModel>(_ model: M) throws -> Int {
+        let table = try table(M.self)
+        let encoder = RowEncoder(layout: table.layout)
+        try encoder.encode(model)
+        let key = try table.keyPositions.map { position -> SQLValue in
+            guard let value = encoder.value(at: position) else {
+                throw ModelStoreError(
+                    .encodingFailed, "\(table.modelName).encode(to:) did not write the key property '\(table.columns[position].name)'.",
+                    model: table.modelName, column: table.columns[position].name)
+            }
+            return value
+        }
+        return try delete(table, owner: ObjectIdentifier(M.self), key: key)
+    }
+
+    private func delete(_ table: TableDescription, owner: ObjectIdentifier, key: [SQLValue]) throws -> Int {
+        let statement = try statement(.deleteByKey, table, owner: owner)
+        do {
+            try statement.execute(key)
+        } catch var error as ModelStoreError {
+            error.model = error.model ?? table.modelName
+            error.key = error.key ?? table.describeKey(key)
+            throw error
+        }
+        return connection.changes
+    }
+
+    /// Deletes every record of the table; returns how many went.
+    func deleteAll<M: StoredModel>(_ type: M.Type) throws -> Int {
+        let table = try table(type)
+        try statement(.deleteAll, table, owner: ObjectIdentifier(type)).execute()
+        return connection.changes
+    }
+}

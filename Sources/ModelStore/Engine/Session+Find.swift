@@ -1,0 +1,46 @@
+extension Session {
+    /// The model with `key`, or nil.
+    func find<M: StoredModel>(_ type: M.Type, key: KeyInput) throws -> M? {
+        let table = try table(type)
+        let values = try table.keyValues(key)
+        let statement = try statement(.findByKey, table, owner: ObjectIdentifier(type))
+        defer { statement.reset() }
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        return try RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
+            .decode(type)
+    }
+
+    /// Every model, in primary-key order.
+    func findAll<M: StoredModel>(_ type: M.Type) throws -> [M] {
+        let table = try table(type)
+        let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
+        return try decodeAll(type, from: statement, table: table)
+    }
+
+    /// Decodes every row `statement` returns (already bound) and resets it.
+    func decodeAll<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription) throws -> [M] {
+        defer { statement.reset() }
+        let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
+        var models: [M] = []
+        while try statement.step() {
+            models.append(try decoder.decode(type))
+        }
+        return models
+    }
+
+    /// How many records the table holds.
+    func count<M: StoredModel>(_ type: M.Type) throws -> Int {
+        let table = try table(type)
+        let statement = try statement(.count, table, owner: ObjectIdentifier(type))
+        defer { statement.reset() }
+        _ = try statement.step()
+        return Int(statement.int64(at: 0))
+    }
+
+    /// Whether a record has `key`.
+    func exists<M: StoredModel>(_ type: M.Type, key: KeyInput) throws -> Bool {
+        let table = try table(type)
+        return try exists(table, ObjectIdentifier(type), try table.keyValues(key))
+    }
+}

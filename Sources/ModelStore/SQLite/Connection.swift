@@ -1,0 +1,204 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection, with its prepared-statement caches.
+///
+/// A connection is not thread-safe: the store hands it to one block at a time (the writer
+/// to barrier blocks, each reader to one read block), and it never escapes those blocks.
+final class Connection {
+    let handle: OpaquePointer
+    /// The path or URI it was opened with, for error messages.
+    let location: String
+    private var statementsBySQL: [String: Statement] = [:]
+    private var statementsByKey: [StatementKey: Statement] = [:]
+    private(set) var transactionDepth = 0
+    private var trace: TraceBox?
+
+    /// Prepared statements kept per connection; past this, the caches start over.
+    private static let cacheLimit = 512
+
+    /// Opens a connection. Opening is lazy in SQLite: a bad file shows at the first read,
+    /// so callers validate with `PRAGMA`s right after.
+    init(location: String, flags: Int32, busyTimeout: TimeInterval) throws {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(location, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
+            sqlite3_close_v2(db)
+            var error = ModelStoreError.sqlite(resultCode: extended, message: message, sql: nil)
+            error.message += " Path: \(location)"
+            throw error
+        }
+        self.handle = db
+        self.location = location
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1000).rounded())))
+    }
+
+    deinit {
+        statementsBySQL.removeAll()
+        statementsByKey.removeAll()
+        sqlite3_trace_v2(handle, 0, nil, nil)
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Statements
+
+    /// A new statement, not cached: for SQL that runs once.
+    func makeStatement(_ sql: String) throws -> Statement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw ModelStoreError.sqlite(
+                resultCode: sqlite3_extended_errcode(handle),
+                message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+        return Statement(handle: statement, sql: sql)
+    }
+
+    /// A cached statement for `sql`, prepared on first use.
+    func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementsBySQL[sql] { return statement }
+        let statement = try makeStatement(sql)
+        if statementsBySQL.count >= Self.cacheLimit { statementsBySQL.removeAll() }
+        statementsBySQL[sql] = statement
+        return statement
+    }
+
+    /// A cached statement found by a structured key, so hot paths neither build nor hash SQL
+    /// text; `makeSQL` runs only the first time a key is seen.
+    @inline(__always)
+    func cachedStatement(_ key: StatementKey, _ makeSQL: () throws -> String) throws -> Statement {
+        if let statement = statementsByKey[key] { return statement }
+        let statement = try makeStatement(try makeSQL())
+        if statementsByKey.count >= Self.cacheLimit { statementsByKey.removeAll() }
+        statementsByKey[key] = statement
+        return statement
+    }
+
+    /// Runs one or more SQL statements that take no values.
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw ModelStoreError.sqlite(
+                resultCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Runs a cached statement with values, ignoring rows.
+    func execute(_ sql: String, _ values: [SQLValue]) throws {
+        try cachedStatement(sql).execute(values)
+    }
+
+    /// The first column of the first row of a query, or `nil` when it returns no row.
+    func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    var changes: Int {
+        Int(sqlite3_changes64(handle))
+    }
+
+    /// Whether the connection is inside a transaction (SQLite's view, which an error may
+    /// have ended behind our back).
+    var isInTransaction: Bool {
+        sqlite3_get_autocommit(handle) == 0
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction: `BEGIN IMMEDIATE` at the outermost level (so the write
+    /// lock is taken up front and waits out the busy timeout), a savepoint when nested.
+    /// Any error thrown rolls back everything `body` did.
+    func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        let depth = transactionDepth
+        let savepoint = "modelstore_\(depth)"
+        if depth == 0 {
+            try cachedStatement("BEGIN IMMEDIATE").execute()
+        } else {
+            try execute("SAVEPOINT \(savepoint)")
+        }
+        transactionDepth += 1
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            transactionDepth -= 1
+            rollback(depth: depth, savepoint: savepoint)
+            throw error
+        }
+        transactionDepth -= 1
+        do {
+            if depth == 0 {
+                try cachedStatement("COMMIT").execute()
+            } else {
+                try execute("RELEASE \(savepoint)")
+            }
+        } catch {
+            rollback(depth: depth, savepoint: savepoint)
+            throw error
+        }
+        return result
+    }
+
+    /// Runs `body` in a deferred read transaction, so several queries see one snapshot.
+    func inReadTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard !isInTransaction else { return try body() }
+        try cachedStatement("BEGIN DEFERRED").execute()
+        defer { try? cachedStatement("COMMIT").execute() }
+        return try body()
+    }
+
+    private func rollback(depth: Int, savepoint: String) {
+        // Some errors (disk full, I/O) make SQLite roll back on its own; then there is
+        // nothing left to undo at the outermost level.
+        if depth == 0 {
+            if isInTransaction { try? cachedStatement("ROLLBACK").execute() }
+        } else if isInTransaction {
+            try? execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+        }
+    }
+
+    // MARK: Tracing
+
+    /// Sends the SQL of every statement this connection runs to `handler`, or stops when nil.
+    func setTrace(_ handler: (@Sendable (String) -> Void)?) {
+        guard let handler else {
+            sqlite3_trace_v2(handle, 0, nil, nil)
+            trace = nil
+            return
+        }
+        let box = TraceBox(handler)
+        trace = box
+        sqlite3_trace_v2(
+            handle, UInt32(SQLITE_TRACE_STMT),
+            { _, context, _, sqlPointer in
+                guard let context, let sqlPointer else { return 0 }
+                let box = Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue()
+                box.handler(String(cString: sqlPointer.assumingMemoryBound(to: CChar.self)))
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+    }
+}
+
+/// Holds a trace handler for SQLite's C callback; the connection keeps it alive.
+final class TraceBox {
+    let handler: @Sendable (String) -> Void
+    init(_ handler: @escaping @Sendable (String) -> Void) { self.handler = handler }
+}
+
+/// Identifies a cached statement without SQL text: which model, which operation, which
+/// columns. Cheap to hash on every call.
+struct StatementKey: Hashable {
+    var owner: ObjectIdentifier
+    var operation: Int
+    var shape: ColumnMask = ColumnMask()
+}

@@ -1,0 +1,178 @@
+import CSQLite
+import Foundation
+
+/// The one error type ModelStore throws.
+///
+/// It says what went wrong (`code`) and in whose terms: the model, the column, the key and
+/// the offending value, and — when SQLite refused something — SQLite's result code, its
+/// message and the SQL that was running. Printing it gives a sentence a developer can act on.
+///
+/// Match on the code in a `catch`:
+///
+/// ```swift
+/// do {
+///     try Snack(snackId: 1).insert()
+/// } catch ModelStoreError.Code.alreadyExists {
+///     // a record with key 1 was already stored
+/// }
+/// ```
+public struct ModelStoreError: Error, Sendable {
+    /// What kind of failure this is.
+    public enum Code: String, Sendable, CaseIterable {
+        /// SQLite reported an error that has no more specific code here.
+        case sqlite
+        /// The store's file could not be opened or created (missing directory, permissions,
+        /// a directory where a file was expected).
+        case cannotOpen
+        /// The file exists but is not an SQLite database.
+        case notADatabase
+        /// The database file is damaged.
+        case corrupt
+        /// The store cannot be written: a read-only file or location.
+        case readOnly
+        /// Another connection or process held a lock for longer than the busy timeout.
+        case busy
+        /// The disk, or the database's size limit, has no room for the change.
+        case storeFull
+        /// A NOT NULL, UNIQUE, CHECK or foreign-key constraint refused the change.
+        case constraintViolation
+        /// A model's declarations cannot work: an empty or unknown primary key, an
+        /// unsupported property type, a relationship that does not fit.
+        case invalidModel
+        /// A key passed to a call does not match the model's primary key.
+        case invalidKey
+        /// A query or call names a property the model lacks or cannot use that way, or asks
+        /// for impossible paging.
+        case invalidQuery
+        /// An update-only call found no record with the model's key.
+        case notFound
+        /// An insert-only call found a record with the model's key already stored.
+        case alreadyExists
+        /// A model's value cannot be stored (an integer out of range, NaN, unencodable data).
+        case encodingFailed
+        /// A stored value cannot become the model's property (wrong type, out of range).
+        case decodingFailed
+        /// The stored table disagrees with the model in a way ModelStore will not fix silently.
+        case schemaMismatch
+        /// A call made from inside the store's own work that cannot run there.
+        case reentrancy
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A sentence saying what happened.
+    public var message: String
+    /// The model type involved, if any (for example `"Snack"`).
+    public var model: String?
+    /// The column (property) involved, if any.
+    public var column: String?
+    /// The key of the record involved, as `name = value` pairs, if any.
+    public var key: String?
+    /// The offending value, shortened for printing, if any.
+    public var value: String?
+    /// How to fix it, when ModelStore can tell.
+    public var suggestion: String?
+    /// The SQL that was running, if the failure came from SQLite.
+    public var sql: String?
+    /// SQLite's extended result code, if the failure came from SQLite.
+    public var sqliteCode: Int32?
+    /// SQLite's own message, if the failure came from SQLite.
+    public var sqliteMessage: String?
+
+    /// Creates an error; ModelStore builds these, tests and wrappers may too.
+    public init(
+        _ code: Code, _ message: String, model: String? = nil, column: String? = nil,
+        key: String? = nil, value: String? = nil, suggestion: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.model = model
+        self.column = column
+        self.key = key
+        self.value = value
+        self.suggestion = suggestion
+    }
+
+    /// SQLite's primary result code (the low byte of `sqliteCode`), if any.
+    public var sqlitePrimaryCode: Int32? {
+        sqliteCode.map { $0 & 0xFF }
+    }
+}
+
+extension ModelStoreError.Code {
+    /// Lets `catch ModelStoreError.Code.notFound { … }` match errors by their code.
+    public static func ~= (pattern: Self, error: any Error) -> Bool {
+        (error as? ModelStoreError)?.code == pattern
+    }
+}
+
+extension ModelStoreError: CustomStringConvertible, LocalizedError {
+    /// The error as one readable paragraph: code, message, then whatever context it carries.
+    public var description: String {
+        var text = "ModelStoreError.\(code.rawValue): \(message)"
+        var context: [String] = []
+        if let model { context.append("model: \(model)") }
+        if let column { context.append("column: \(column)") }
+        if let key { context.append("key: \(key)") }
+        if let value { context.append("value: \(value)") }
+        if let sqliteCode {
+            let name = String(cString: sqlite3_errstr(sqliteCode))
+            context.append("SQLite \(sqliteCode) (\(name)): \(sqliteMessage ?? name)")
+        }
+        if let sql { context.append("SQL: \(sql)") }
+        if !context.isEmpty { text += " [" + context.joined(separator: "; ") + "]" }
+        if let suggestion { text += " Fix: \(suggestion)" }
+        return text
+    }
+
+    /// Same as `description`, so Foundation APIs that show `localizedDescription` print it.
+    public var errorDescription: String? { description }
+}
+
+extension ModelStoreError {
+    /// Wraps any error into a `ModelStoreError`, keeping ours as they are.
+    static func wrapping(_ error: any Error, model: String? = nil) -> ModelStoreError {
+        if let error = error as? ModelStoreError { return error }
+        return ModelStoreError(.sqlite, String(describing: error), model: model)
+    }
+
+    /// An error from an SQLite result code, with SQLite's message and the SQL.
+    static func sqlite(
+        resultCode: Int32, message: String?, sql: String?, model: String? = nil
+    ) -> ModelStoreError {
+        let code: Code
+        var summary: String
+        switch resultCode & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            code = .busy
+            summary = "The store is locked by another connection or process, and stayed locked longer than the busy timeout."
+        case SQLITE_FULL:
+            code = .storeFull
+            summary = "The store is full: the disk or the database's size limit has no room for this change. Nothing of it was written."
+        case SQLITE_CORRUPT:
+            code = .corrupt
+            summary = "The database file is damaged."
+        case SQLITE_NOTADB:
+            code = .notADatabase
+            summary = "The file is not an SQLite database."
+        case SQLITE_CANTOPEN:
+            code = .cannotOpen
+            summary = "The store's file cannot be opened or created."
+        case SQLITE_READONLY, SQLITE_PERM:
+            code = .readOnly
+            summary = "The store cannot be written: the file or its directory is read-only."
+        case SQLITE_CONSTRAINT:
+            code = .constraintViolation
+            summary = "A constraint refused the change"
+            if let message { summary += ": \(message)." } else { summary += "." }
+        default:
+            code = .sqlite
+            summary = message ?? String(cString: sqlite3_errstr(resultCode))
+        }
+        var error = ModelStoreError(code, summary, model: model)
+        error.sqliteCode = resultCode
+        error.sqliteMessage = message
+        error.sql = sql
+        return error
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+
+/// A Swift value that has one exact stored form as an `SQLValue`.
+///
+/// Keys passed to `find(key:)`, values in predicates, and most model properties go through
+/// this protocol, so a value compares in SQL exactly as it was stored. ModelStore conforms
+/// the standard types; an enum with a raw value conforms by declaring it:
+///
+/// ```swift
+/// enum Taste: String, Codable, SQLValueConvertible { case sweet, sour }
+/// ```
+///
+/// How the standard types are stored:
+/// - `Bool`: INTEGER 0 or 1. Integers of every width: INTEGER; a `UInt64` or `UInt` above
+///   `Int64.max` is refused rather than wrapped.
+/// - `Double`, `Float`: REAL. NaN is refused, because SQLite would turn it into NULL.
+/// - `String`: TEXT, NUL characters included. `Data`: BLOB.
+/// - `Date`: REAL, the exact `timeIntervalSinceReferenceDate` (seconds since
+///   2001-01-01 00:00:00 UTC), so it round-trips bit for bit and sorts in time order.
+///   In SQL, `datetime(column + 978307200, 'unixepoch')` shows it as text.
+/// - `Decimal`: TEXT, its exact decimal digits. `UUID`: TEXT, `uuidString`.
+///   `URL`: TEXT, `absoluteString`.
+public protocol SQLValueConvertible: Sendable {
+    /// The stored form of the value.
+    /// - Throws: `ModelStoreError` with code `.encodingFailed` when the value has none.
+    var sqlValue: SQLValue { get throws }
+
+    /// Creates the value from its stored form.
+    /// - Throws: `ModelStoreError` with code `.decodingFailed` when `sqlValue` cannot be one.
+    init(sqlValue: SQLValue) throws
+}
+
+extension SQLValueConvertible {
+    static func mismatch(_ value: SQLValue, expected: String? = nil) -> ModelStoreError {
+        ModelStoreError(
+            .decodingFailed,
+            "The stored value \(value) cannot be read as \(expected ?? String(describing: Self.self)).",
+            value: value.description)
+    }
+}
+
+extension SQLValueConvertible where Self: RawRepresentable, RawValue: SQLValueConvertible {
+    /// The raw value's stored form.
+    public var sqlValue: SQLValue {
+        get throws { try rawValue.sqlValue }
+    }
+
+    /// Reads the raw value and refuses one that names no case.
+    public init(sqlValue: SQLValue) throws {
+        let raw = try RawValue(sqlValue: sqlValue)
+        guard let value = Self(rawValue: raw) else {
+            throw ModelStoreError(
+                .decodingFailed,
+                "The stored value \(sqlValue) is not a raw value of \(Self.self).",
+                value: sqlValue.description)
+        }
+        self = value
+    }
+}
+
+// MARK: - Integers
+
+extension SQLValueConvertible where Self: FixedWidthInteger {
+    /// The integer as INTEGER; values beyond `Int64`'s range are refused.
+    public var sqlValue: SQLValue {
+        get throws {
+            guard let exact = Int64(exactly: self) else {
+                throw ModelStoreError(
+                    .encodingFailed,
+                    "The integer \(self) is larger than SQLite's 64-bit signed INTEGER can hold.",
+                    value: String(self), suggestion: "Store it as a String or Decimal instead.")
+            }
+            return .integer(exact)
+        }
+    }
+
+    /// Reads an INTEGER that fits the type; anything else is refused.
+    public init(sqlValue: SQLValue) throws {
+        guard case .integer(let stored) = sqlValue else { throw Self.mismatch(sqlValue) }
+        guard let exact = Self(exactly: stored) else {
+            throw ModelStoreError(
+                .decodingFailed, "The stored integer \(stored) does not fit in \(Self.self).",
+                value: String(stored))
+        }
+        self = exact
+    }
+}
+
+extension Int: SQLValueConvertible {}
+extension Int8: SQLValueConvertible {}
+extension Int16: SQLValueConvertible {}
+extension Int32: SQLValueConvertible {}
+extension Int64: SQLValueConvertible {}
+extension UInt: SQLValueConvertible {}
+extension UInt8: SQLValueConvertible {}
+extension UInt16: SQLValueConvertible {}
+extension UInt32: SQLValueConvertible {}
+extension UInt64: SQLValueConvertible {}
+
+extension Bool: SQLValueConvertible {
+    /// `true` as 1, `false` as 0.
+    public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+
+    /// Reads 0 or 1; any other value is refused rather than guessed.
+    public init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .integer(0): self = false
+        case .integer(1): self = true
+        default: throw Self.mismatch(sqlValue, expected: "Bool (0 or 1)")
+        }
+    }
+}
+
+// MARK: - Floating point
+
+extension Double: SQLValueConvertible {
+    /// The number as REAL; NaN is refused because SQLite would store NULL instead.
+    public var sqlValue: SQLValue {
+        get throws {
+            guard !isNaN else {
+                throw ModelStoreError(
+                    .encodingFailed, "NaN cannot be stored: SQLite would silently turn it into NULL.",
+                    value: "nan", suggestion: "Use an Optional and nil for a missing number.")
+            }
+            return .real(self)
+        }
+    }
+
+    /// Reads a REAL, or an INTEGER that converts exactly.
+    public init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .real(let real): self = real
+        case .integer(let integer):
+            guard let exact = Double(exactly: integer) else { throw Self.mismatch(sqlValue) }
+            self = exact
+        default: throw Self.mismatch(sqlValue)
+        }
+    }
+}
+
+extension Float: SQLValueConvertible {
+    /// The number widened to a REAL (exactly); NaN is refused.
+    public var sqlValue: SQLValue {
+        get throws { try Double(self).sqlValue }
+    }
+
+    /// Reads a number that a `Float` holds exactly.
+    public init(sqlValue: SQLValue) throws {
+        let double = try Double(sqlValue: sqlValue)
+        let float = Float(double)
+        guard Double(float) == double || double.isInfinite else {
+            throw ModelStoreError(
+                .decodingFailed, "The stored number \(double) does not fit in Float without rounding.",
+                value: sqlValue.description)
+        }
+        self = float
+    }
+}
+
+// MARK: - Text and bytes
+
+extension String: SQLValueConvertible {
+    /// The string as TEXT.
+    public var sqlValue: SQLValue { .text(self) }
+
+    /// Reads TEXT.
+    public init(sqlValue: SQLValue) throws {
+        guard case .text(let text) = sqlValue else { throw Self.mismatch(sqlValue) }
+        self = text
+    }
+}
+
+extension Data: SQLValueConvertible {
+    /// The bytes as a BLOB.
+    public var sqlValue: SQLValue { .blob(self) }
+
+    /// Reads a BLOB.
+    public init(sqlValue: SQLValue) throws {
+        guard case .blob(let data) = sqlValue else { throw Self.mismatch(sqlValue) }
+        self = data
+    }
+}
+
+// MARK: - Foundation values
+
+extension Date: SQLValueConvertible {
+    /// The date as REAL seconds since the reference date: the exact `Double` it holds.
+    public var sqlValue: SQLValue { .real(timeIntervalSinceReferenceDate) }
+
+    /// Reads REAL (or INTEGER) seconds since 2001-01-01 00:00:00 UTC.
+    public init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .real(let seconds): self = Date(timeIntervalSinceReferenceDate: seconds)
+        case .integer(let seconds): self = Date(timeIntervalSinceReferenceDate: Double(seconds))
+        default: throw Self.mismatch(sqlValue)
+        }
+    }
+}
+
+extension Decimal: SQLValueConvertible {
+    /// The decimal's exact digits as TEXT; a NaN decimal is refused.
+    public var sqlValue: SQLValue {
+        get throws {
+            guard !isNaN else {
+                throw ModelStoreError(.encodingFailed, "A NaN Decimal cannot be stored.", value: "NaN")
+            }
+            return .text(description)
+        }
+    }
+
+    /// Reads decimal digits from TEXT, or an INTEGER or REAL written by other tools.
+    public init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .text(let text):
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                !decimal.isNaN
+            else { throw Self.mismatch(sqlValue) }
+            self = decimal
+        case .integer(let integer): self = Decimal(integer)
+        case .real(let real): self = Decimal(real)
+        default: throw Self.mismatch(sqlValue)
+        }
+    }
+}
+
+extension UUID: SQLValueConvertible {
+    /// The UUID as TEXT (`uuidString`, upper case).
+    public var sqlValue: SQLValue { .text(uuidString) }
+
+    /// Reads a UUID string, or 16 bytes as other libraries store it.
+    public init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .text(let text):
+            guard let uuid = UUID(uuidString: text) else { throw Self.mismatch(sqlValue) }
+            self = uuid
+        case .blob(let data) where data.count == 16:
+            let b = Array(data)
+            self = UUID(
+                uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                       b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        default: throw Self.mismatch(sqlValue)
+        }
+    }
+}
+
+extension URL: SQLValueConvertible {
+    /// The URL as TEXT (`absoluteString`).
+    public var sqlValue: SQLValue { .text(absoluteString) }
+
+    /// Reads a URL string.
+    public init(sqlValue: SQLValue) throws {
+        guard case .text(let text) = sqlValue, let url = URL(string: text) else {
+            throw Self.mismatch(sqlValue)
+        }
+        self = url
+    }
+}
+
+extension Optional: SQLValueConvertible where Wrapped: SQLValueConvertible {
+    /// `nil` as NULL, otherwise the wrapped value's stored form.
+    public var sqlValue: SQLValue {
+        get throws {
+            switch self {
+            case .none: return .null
+            case .some(let wrapped): return try wrapped.sqlValue
+            }
+        }
+    }
+
+    /// NULL as `nil`, otherwise the wrapped value.
+    public init(sqlValue: SQLValue) throws {
+        self = sqlValue.isNull ? .none : .some(try Wrapped(sqlValue: sqlValue))
+    }
+}
+
+extension SQLValue: SQLValueConvertible {
+    /// Itself.
+    public var sqlValue: SQLValue { self }
+
+    /// Itself.
+    public init(sqlValue: SQLValue) { self = sqlValue }
+}

@@ -1,0 +1,176 @@
+import CSQLite
+import Foundation
+
+/// A prepared SQLite statement: bind values, step through rows, read columns.
+///
+/// Statements belong to one `Connection` and, like it, are used by one thread at a time.
+/// After each use a statement is reset, so it never holds a read snapshot or a lock open.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    let columnCount: Int32
+    private let parameterCount: Int32
+
+    init(handle: OpaquePointer, sql: String) {
+        self.handle = handle
+        self.sql = sql
+        self.columnCount = sqlite3_column_count(handle)
+        self.parameterCount = sqlite3_bind_parameter_count(handle)
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    // MARK: Binding
+
+    /// Binds `values` to the statement's parameters, in order (`?1`, `?2`, …).
+    func bind(_ values: [SQLValue]) throws {
+        guard values.count == Int(parameterCount) else {
+            var error = ModelStoreError(
+                .sqlite, "The statement takes \(parameterCount) values but \(values.count) were given.")
+            error.sql = sql
+            throw error
+        }
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    func bind(_ value: SQLValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            rc = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            rc = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            rc = bindText(text, at: index)
+        case .blob(let data):
+            rc = bindBlob(data, at: index)
+        }
+        if rc != SQLITE_OK { throw error(rc) }
+    }
+
+    private func bindText(_ text: String, at index: Int32) -> Int32 {
+        // An explicit length keeps NUL characters inside strings; -1 would stop at the first.
+        var text = text
+        return text.withUTF8 { buffer -> Int32 in
+            guard buffer.count <= Int(Int32.max) else { return SQLITE_TOOBIG }
+            // An empty buffer may have no address, and a NULL pointer would bind SQL NULL.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return csqlite_bind_text(handle, index, "", 0)
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                csqlite_bind_text(handle, index, $0, Int32(buffer.count))
+            }
+        }
+    }
+
+    private func bindBlob(_ data: Data, at index: Int32) -> Int32 {
+        guard data.count <= Int(Int32.max) else { return SQLITE_TOOBIG }
+        // A NULL pointer would bind SQL NULL; an empty blob must stay an empty blob.
+        guard !data.isEmpty else { return sqlite3_bind_zeroblob(handle, index, 0) }
+        return data.withUnsafeBytes { csqlite_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row. Returns `true` when a row is available, `false` when done.
+    @inline(__always)
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let failure = error(rc)
+        sqlite3_reset(handle)
+        throw failure
+    }
+
+    /// Resets the statement so it can run again; releases its read snapshot and locks.
+    @inline(__always)
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// Binds `values`, runs the statement to completion and resets it.
+    func execute(_ values: [SQLValue] = []) throws {
+        defer { reset() }
+        try bind(values)
+        while try step() {}
+    }
+
+    /// Binds `values` and calls `row` for each result row; resets the statement afterwards.
+    func forEachRow(_ values: [SQLValue] = [], _ row: () throws -> Void) throws {
+        defer { reset() }
+        try bind(values)
+        while try step() { try row() }
+    }
+
+    // MARK: Reading columns
+
+    /// SQLite's storage class of column `index` in the current row (`SQLITE_INTEGER` …).
+    @inline(__always)
+    func storageClass(at index: Int32) -> Int32 {
+        sqlite3_column_type(handle, index)
+    }
+
+    @inline(__always)
+    func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    @inline(__always)
+    func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    @inline(__always)
+    func double(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    /// The column as text, NUL characters included.
+    @inline(__always)
+    func string(at index: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    @inline(__always)
+    func data(at index: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    /// The column as an `SQLValue`, whatever its storage class.
+    func value(at index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(int64(at: index))
+        case SQLITE_FLOAT: return .real(double(at: index))
+        case SQLITE_TEXT: return .text(string(at: index))
+        case SQLITE_BLOB: return .blob(data(at: index))
+        default: return .null
+        }
+    }
+
+    func columnName(at index: Int32) -> String {
+        sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "column \(index)"
+    }
+
+    // MARK: Errors
+
+    func error(_ rc: Int32) -> ModelStoreError {
+        let db = sqlite3_db_handle(handle)
+        let message = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
+        // sqlite3_errmsg describes the last failure on the connection; trust it only when it
+        // matches this result code.
+        let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
+        return .sqlite(resultCode: code, message: message, sql: sql)
+    }
+}

@@ -1,0 +1,72 @@
+/// Creates a model's table, or brings an existing one up to the model: adds the columns the
+/// model gained, leaves alone the ones it dropped, and refuses a different primary key.
+enum SchemaMigrator {
+    /// What an existing table has: its columns (lowercased name → declared type) and key.
+    struct ExistingTable {
+        var columns: [String: String]
+        var primaryKey: [String]
+    }
+
+    /// Makes the table match `table`; runs inside the caller's transaction.
+    static func prepare(_ table: TableDescription, on connection: Connection) throws {
+        guard let existing = try inspect(table, on: connection) else {
+            try connection.execute(createTableSQL(table))
+            return
+        }
+        try checkPrimaryKey(table, existing)
+        for column in table.columns where existing.columns[column.name.lowercased()] == nil {
+            // SQLite cannot add a NOT NULL column without a default, and ModelStore will not
+            // invent values for stored records; the column is nullable and the decoder says
+            // clearly when an older record has no value for a non-optional property.
+            var sql = "ALTER TABLE \(table.quotedTable) ADD COLUMN \(quoted(column.name))"
+            if column.storage != .untyped { sql += " \(column.storage.rawValue)" }
+            try connection.execute(sql)
+        }
+    }
+
+    /// Checks, without writing, that the table exists and has every column: true when it
+    /// can be used as it is.
+    static func isReady(_ table: TableDescription, on connection: Connection) throws -> Bool {
+        guard let existing = try inspect(table, on: connection) else { return false }
+        try checkPrimaryKey(table, existing)
+        return table.columns.allSatisfy { existing.columns[$0.name.lowercased()] != nil }
+    }
+
+    static func inspect(_ table: TableDescription, on connection: Connection) throws -> ExistingTable? {
+        let statement = try connection.makeStatement("PRAGMA table_info(\(table.quotedTable))")
+        var columns: [String: String] = [:]
+        var keyed: [(order: Int64, name: String)] = []
+        try statement.forEachRow {
+            let name = statement.string(at: 1)
+            columns[name.lowercased()] = statement.string(at: 2)
+            let order = statement.int64(at: 5)
+            if order > 0 { keyed.append((order, name)) }
+        }
+        guard !columns.isEmpty else { return nil }
+        return ExistingTable(columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name))
+    }
+
+    private static func checkPrimaryKey(_ table: TableDescription, _ existing: ExistingTable) throws {
+        let expected = table.keyNames.map { $0.lowercased() }
+        guard existing.primaryKey.map({ $0.lowercased() }) == expected else {
+            let stored = existing.primaryKey.isEmpty ? "none" : existing.primaryKey.joined(separator: ", ")
+            throw ModelStoreError(
+                .schemaMismatch,
+                "The stored table \(table.quotedTable) has primary key (\(stored)), but \(table.modelName).primaryKey is (\(table.keyNames.joined(separator: ", "))).",
+                model: table.modelName,
+                suggestion: "Keep the model's primaryKey as it was, or migrate the table (copy its records into a new table with the new key).")
+        }
+    }
+
+    static func createTableSQL(_ table: TableDescription) -> String {
+        var definitions = table.columns.map { column -> String in
+            var definition = quoted(column.name)
+            if column.storage != .untyped { definition += " " + column.storage.rawValue }
+            if !column.isOptional { definition += " NOT NULL" }
+            return definition
+        }
+        // A single INTEGER key declared this way becomes the rowid itself: the fastest lookup.
+        definitions.append("PRIMARY KEY (" + table.keyNames.map(quoted).joined(separator: ", ") + ")")
+        return "CREATE TABLE IF NOT EXISTS \(table.quotedTable) (" + definitions.joined(separator: ", ") + ")"
+    }
+}

@@ -1,0 +1,34 @@
+/// A plain `Codable` struct that ModelStore can persist.
+///
+/// Declare which properties form the primary key; ModelStore derives the table from the
+/// type itself — columns, their types, NOT NULL for non-optionals — and creates or extends
+/// it on first use:
+///
+/// ```swift
+/// struct Snack: StoredModel {
+///     var snackId: Int64
+///     var name: String?
+///     var price: Double?
+///     var tags: [String] = []          // stored as JSON text
+///     static let primaryKey = ["snackId"]
+/// }
+///
+/// try Snack(snackId: 1, name: "Pocky").save()
+/// let snack = try Snack.find(key: 1)
+/// ```
+///
+/// Stored properties map to columns by their coding keys. Optionals are nullable columns,
+/// and a `nil` optional in a saved model leaves the stored value as it is (see `save()`).
+public protocol StoredModel: Codable, Sendable {
+    /// The properties that identify a record: one name, or several for a composite key.
+    /// They must be non-optional stored properties.
+    static var primaryKey: [String] { get }
+
+    /// The table's name. Defaults to the type's name.
+    static var tableName: String { get }
+}
+
+extension StoredModel {
+    /// The type's name, for example `"Snack"`.
+    public static var tableName: String { String(describing: Self.self) }
+}

@@ -1,0 +1,113 @@
+/// Everything ModelStore knows about a model's table, derived from the type alone and
+/// checked once per process: name, columns, primary key, and the SQL fragments every
+/// statement on the table reuses.
+struct TableDescription: Sendable {
+    let modelName: String
+    let tableName: String
+    let layout: ColumnLayout
+    /// Layout positions of the primary key columns, in the order `primaryKey` lists them.
+    let keyPositions: [Int]
+    /// Whether a position is part of the primary key.
+    let keyMask: ColumnMask
+
+    /// `"Snack"`
+    let quotedTable: String
+    /// `"snackId", "name", …` — every column, in layout order.
+    let selectList: String
+    /// `"snackId" = ? AND …` — the primary key, bound in `keyPositions` order.
+    let keyCondition: String
+
+    var columns: [ColumnDescription] { layout.columns }
+    var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
+
+    private static let cache = Locked<[ObjectIdentifier: TableDescription]>([:])
+
+    /// The description of `M`, derived on first request and cached for the process.
+    static func of<M: StoredModel>(_ type: M.Type) throws -> TableDescription {
+        let id = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[id] }) { return cached }
+        let description = try TableDescription(type)
+        cache.withLock { $0[id] = description }
+        return description
+    }
+
+    private init<M: StoredModel>(_ type: M.Type) throws {
+        let modelName = String(describing: type)
+        let layout = try SchemaProbe.layout(of: type, modelName: modelName)
+        let tableName = M.tableName
+        try Self.validate(tableName: tableName, layout: layout, modelName: modelName)
+        let keyPositions = try Self.keyPositions(M.primaryKey, layout: layout, modelName: modelName)
+
+        self.modelName = modelName
+        self.tableName = tableName
+        self.layout = layout
+        self.keyPositions = keyPositions
+        self.keyMask = ColumnMask(keyPositions)
+        self.quotedTable = quoted(tableName)
+        self.selectList = layout.columns.map { quoted($0.name) }.joined(separator: ", ")
+        self.keyCondition = keyPositions.map { quoted(layout.columns[$0].name) + " = ?" }
+            .joined(separator: " AND ")
+    }
+
+    private static func validate(tableName: String, layout: ColumnLayout, modelName: String) throws {
+        guard !tableName.isEmpty else {
+            throw ModelStoreError(.invalidModel, "\(modelName).tableName is empty.", model: modelName)
+        }
+        guard !tableName.lowercased().hasPrefix("sqlite_") else {
+            throw ModelStoreError(
+                .invalidModel, "\(modelName).tableName '\(tableName)' starts with 'sqlite_', which SQLite reserves.",
+                model: modelName, suggestion: "Choose another tableName.")
+        }
+        guard !layout.columns.isEmpty else {
+            throw ModelStoreError(
+                .invalidModel, "\(modelName) has no stored properties to make columns of.", model: modelName)
+        }
+        // SQLite compares column names without regard to ASCII case.
+        var seen: [String: String] = [:]
+        for column in layout.columns {
+            if let other = seen[column.name.lowercased()] {
+                throw ModelStoreError(
+                    .invalidModel,
+                    "\(modelName) has properties '\(other)' and '\(column.name)', which SQLite treats as the same column name.",
+                    model: modelName, column: column.name, suggestion: "Rename one of them, or give it another CodingKey.")
+            }
+            seen[column.name.lowercased()] = column.name
+        }
+    }
+
+    private static func keyPositions(_ primaryKey: [String], layout: ColumnLayout, modelName: String) throws -> [Int] {
+        guard !primaryKey.isEmpty else {
+            throw ModelStoreError(
+                .invalidModel, "\(modelName).primaryKey is empty; a model needs at least one key property.",
+                model: modelName, suggestion: "Declare `static let primaryKey = [\"id\"]` naming the identifying property.")
+        }
+        var positions: [Int] = []
+        for name in primaryKey {
+            guard let position = layout.position(of: name) else {
+                let known = layout.columns.map(\.name).joined(separator: ", ")
+                throw ModelStoreError(
+                    .invalidModel,
+                    "\(modelName).primaryKey names '\(name)', which is not a stored property of \(modelName) (its properties: \(known)).",
+                    model: modelName, column: name)
+            }
+            guard !positions.contains(position) else {
+                throw ModelStoreError(
+                    .invalidModel, "\(modelName).primaryKey names '\(name)' twice.", model: modelName, column: name)
+            }
+            let column = layout.columns[position]
+            guard !column.isOptional else {
+                throw ModelStoreError(
+                    .invalidModel, "\(modelName).primaryKey names '\(name)', which is Optional; key properties must always have a value.",
+                    model: modelName, column: name, suggestion: "Make '\(name)' non-optional.")
+            }
+            guard !column.isJSON else {
+                throw ModelStoreError(
+                    .invalidModel,
+                    "\(modelName).primaryKey names '\(name)' of type \(column.typeName), which is stored as JSON and cannot be a key.",
+                    model: modelName, column: name, suggestion: "Use a number, string, UUID, Date or enum property as the key.")
+            }
+            positions.append(position)
+        }
+        return positions
+    }
+}

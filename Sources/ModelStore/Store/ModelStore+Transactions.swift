@@ -1,0 +1,57 @@
+import Foundation
+
+extension ModelStore {
+    /// Runs `body` as one transaction: every call on this store inside it runs inline, and
+    /// either all of their changes are committed or — when `body` throws — none are.
+    ///
+    /// ```swift
+    /// try store.transaction {
+    ///     try Snack(snackId: 1, name: "Pocky").save(in: store)
+    ///     try Snack.delete(key: 2, in: store)
+    /// }
+    /// ```
+    ///
+    /// Transactions nest: one started inside another becomes a savepoint.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (after rolling back), or `ModelStoreError` when the
+    ///   transaction cannot begin or commit.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try write { _ in try body() }
+    }
+
+    /// Runs `body` as one transaction later; `completion` gets its result on
+    /// `completionQueue`. Reads submitted after this call see the transaction's changes.
+    public func transaction<T: Sendable>(
+        _ body: @escaping @Sendable () throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let deliver = completionQueue
+        submitWrite({ _ in try body() }) { result in deliver.async { completion(result) } }
+    }
+
+    /// Runs `body` as one transaction without blocking the calling task.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await write { _ in try body() }
+    }
+
+    /// Runs `body` as a read block: every read on this store inside it sees one consistent
+    /// snapshot, even while writes commit elsewhere. Writing inside it throws `.reentrancy`.
+    ///
+    /// ```swift
+    /// let (snacks, count) = try store.read {
+    ///     (try Snack.findAll(in: store), try Snack.count(in: store))
+    /// }
+    /// ```
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        try readBlock(body)
+    }
+
+    /// Runs `body` as a read block without blocking the calling task.
+    public func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try self.runReadBlock(body) })
+            }
+        }
+    }
+}

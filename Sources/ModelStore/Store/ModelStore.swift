@@ -1,0 +1,113 @@
+import Foundation
+
+/// A store of models: one SQLite database, its connections, and the queue that orders work.
+///
+/// Reads run side by side on a concurrent `DispatchQueue`, each on a pooled read
+/// connection; writes run as barriers on the one writer connection, each in a transaction.
+/// So a read submitted after a write — even an asynchronous write still in flight — sees
+/// that write. A `ModelStore` is `Sendable`: share one per database across your program.
+///
+/// ```swift
+/// let store = try ModelStore(path: "snacks.sqlite")
+/// ModelStore.default = store           // what `Snack.find(key:)` and `snack.save()` use
+/// try Snack(snackId: 1, name: "Pocky").save(in: store)   // or name a store explicitly
+/// ```
+public final class ModelStore: @unchecked Sendable {
+    // @unchecked: the queue, pool and registry are thread-safe; `completionQueueBox` and
+    // `registry` are `Locked`; nothing else is mutable.
+
+    /// Tuning for a store. The defaults suit most programs.
+    public struct Configuration: Sendable {
+        /// How long a write waits for a lock held by another process before failing with
+        /// `.busy`. Default: 5 seconds.
+        public var busyTimeout: TimeInterval
+        /// How many read connections may run at once. Default: 4.
+        public var maximumReaders: Int
+
+        /// Creates a configuration.
+        public init(busyTimeout: TimeInterval = 5, maximumReaders: Int = 4) {
+            self.busyTimeout = busyTimeout
+            self.maximumReaders = maximumReaders
+        }
+    }
+
+    /// The database file's path, or nil for an in-memory store.
+    public let path: String?
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+
+    let queue: DispatchQueue
+    let pool: ConnectionPool
+    /// Tables this store has created or checked, by model type.
+    let registry = Locked<[ObjectIdentifier: TableDescription]>([:])
+    private let completionQueueBox: Locked<DispatchQueue>
+
+    /// Opens (creating if needed) the store at `path`.
+    ///
+    /// The file is opened and checked at once, so a path that is not a database, a
+    /// directory, or a read-only location fails here with a clear error.
+    ///
+    /// - Parameters:
+    ///   - path: The database file. `~` is expanded; the directory must exist.
+    ///   - configuration: Busy timeout and reader count.
+    /// - Throws: `ModelStoreError` with code `.cannotOpen`, `.notADatabase`, `.readOnly`,
+    ///   `.corrupt` or `.busy`.
+    public convenience init(path: String, configuration: Configuration = Configuration()) throws {
+        let expanded = (path as NSString).expandingTildeInPath
+        self.init(location: .file(expanded), path: expanded, configuration: configuration, createsDirectory: false)
+        try pool.open()
+    }
+
+    /// Opens (creating if needed) the store at a file URL.
+    /// - Throws: `ModelStoreError` as `init(path:configuration:)` does, and `.cannotOpen`
+    ///   for a URL that is not a file URL.
+    public convenience init(url: URL, configuration: Configuration = Configuration()) throws {
+        guard url.isFileURL else {
+            throw ModelStoreError(.cannotOpen, "\(url) is not a file URL; a store lives in a local file.")
+        }
+        try self.init(path: url.path, configuration: configuration)
+    }
+
+    /// A store that lives in memory and disappears with the `ModelStore`: for tests, caches
+    /// and previews. It behaves as a file store does, reader connections included.
+    public static func inMemory(configuration: Configuration = Configuration()) -> ModelStore {
+        let uri = "file:modelstore-\(UUID().uuidString)?mode=memory&cache=shared"
+        return ModelStore(location: .memory(uri), path: nil, configuration: configuration, createsDirectory: false)
+    }
+
+    /// A store that opens its file on first use (the default store), creating its directory.
+    init(location: ConnectionPool.Location, path: String?, configuration: Configuration, createsDirectory: Bool) {
+        self.path = path
+        self.configuration = configuration
+        self.pool = ConnectionPool(
+            location: location, busyTimeout: configuration.busyTimeout,
+            maximumReaders: configuration.maximumReaders, createsDirectory: createsDirectory)
+        self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
+        self.completionQueueBox = Locked(
+            DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")"))
+    }
+
+    /// Where completion handlers run. By default a serial queue of the store's own, which
+    /// works in command-line tools that never run a main loop; an app may set `.main`.
+    public var completionQueue: DispatchQueue {
+        get { completionQueueBox.current }
+        set { completionQueueBox.withLock { $0 = newValue } }
+    }
+
+    /// Receives the SQL text of every statement the store runs (values are never included,
+    /// only `?` placeholders), or stops tracing when nil. Useful for debug logs and tests.
+    ///
+    /// ```swift
+    /// store.setTrace { sql in print("SQL:", sql) }
+    /// ```
+    public func setTrace(_ handler: (@Sendable (String) -> Void)?) {
+        pool.setTrace(handler)
+    }
+}
+
+extension ModelStore: CustomStringConvertible {
+    /// `ModelStore(path)` or `ModelStore(in-memory)`.
+    public var description: String {
+        "ModelStore(\(path ?? "in-memory"))"
+    }
+}
