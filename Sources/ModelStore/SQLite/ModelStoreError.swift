@@ -18,44 +18,55 @@ import Foundation
 /// ```
 public struct ModelStoreError: Error, Sendable {
     /// What kind of failure this is.
-    public enum Code: String, Sendable, CaseIterable {
+    ///
+    /// A struct of constants rather than an enum, so that `catch ModelStoreError.Code.notFound`
+    /// is an expression pattern (matched through `~=`) and new codes can be added later.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, for example `"notFound"`.
+        public let rawValue: String
+        /// Creates a code from its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
+        public var description: String { rawValue }
+
         /// SQLite reported an error that has no more specific code here.
-        case sqlite
+        public static let sqlite = Code("sqlite")
         /// The store's file could not be opened or created (missing directory, permissions,
         /// a directory where a file was expected).
-        case cannotOpen
+        public static let cannotOpen = Code("cannotOpen")
         /// The file exists but is not an SQLite database.
-        case notADatabase
+        public static let notADatabase = Code("notADatabase")
         /// The database file is damaged.
-        case corrupt
+        public static let corrupt = Code("corrupt")
         /// The store cannot be written: a read-only file or location.
-        case readOnly
+        public static let readOnly = Code("readOnly")
         /// Another connection or process held a lock for longer than the busy timeout.
-        case busy
+        public static let busy = Code("busy")
         /// The disk, or the database's size limit, has no room for the change.
-        case storeFull
+        public static let storeFull = Code("storeFull")
         /// A NOT NULL, UNIQUE, CHECK or foreign-key constraint refused the change.
-        case constraintViolation
+        public static let constraintViolation = Code("constraintViolation")
         /// A model's declarations cannot work: an empty or unknown primary key, an
         /// unsupported property type, a relationship that does not fit.
-        case invalidModel
+        public static let invalidModel = Code("invalidModel")
         /// A key passed to a call does not match the model's primary key.
-        case invalidKey
+        public static let invalidKey = Code("invalidKey")
         /// A query or call names a property the model lacks or cannot use that way, or asks
         /// for impossible paging.
-        case invalidQuery
+        public static let invalidQuery = Code("invalidQuery")
         /// An update-only call found no record with the model's key.
-        case notFound
+        public static let notFound = Code("notFound")
         /// An insert-only call found a record with the model's key already stored.
-        case alreadyExists
+        public static let alreadyExists = Code("alreadyExists")
         /// A model's value cannot be stored (an integer out of range, NaN, unencodable data).
-        case encodingFailed
+        public static let encodingFailed = Code("encodingFailed")
         /// A stored value cannot become the model's property (wrong type, out of range).
-        case decodingFailed
+        public static let decodingFailed = Code("decodingFailed")
         /// The stored table disagrees with the model in a way ModelStore will not fix silently.
-        case schemaMismatch
+        public static let schemaMismatch = Code("schemaMismatch")
         /// A call made from inside the store's own work that cannot run there.
-        case reentrancy
+        public static let reentrancy = Code("reentrancy")
     }
 
     /// What kind of failure this is.
