@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+@Suite("Codable mapping")
+struct MappingTests {
+    @Test(arguments: StoreKind.allCases)
+    func everySupportedTypeRoundTripsExactly(kind: StoreKind) throws {
+        let test = try TestStore(kind)
+        let original = Everything.sample(1)
+        try original.save(in: test.store)
+        let loaded = try #require(try Everything.find(key: 1, in: test.store))
+        #expect(loaded == original)
+        #expect(loaded.decimal.description == "12345678901234567890.123456789012345678")
+        #expect(loaded.date.timeIntervalSinceReferenceDate.bitPattern == original.date.timeIntervalSinceReferenceDate.bitPattern)
+    }
+
+    @Test func nilOptionalsOfEveryKindRoundTripAsNil() throws {
+        let test = try TestStore()
+        var model = Everything.sample(2)
+        model.optionalInt = nil
+        model.optionalString = nil
+        model.optionalDate = nil
+        model.optionalDecimal = nil
+        model.optionalUUID = nil
+        model.optionalTaste = nil
+        model.optionalLevel = nil
+        model.optionalAddress = nil
+        model.optionalArray = nil
+        try model.save(in: test.store)
+        #expect(try Everything.find(key: 2, in: test.store) == model)
+    }
+
+    @Test func columnsAreDeclaredWithTheTypeOfTheirStoredForm() throws {
+        let test = try TestStore()
+        try Everything.sample(1).save(in: test.store)
+        let rows = try test.rawRows("SELECT name, type, \"notnull\" FROM pragma_table_info('Everything')")
+        var declared: [String: (type: String, notNull: Bool)] = [:]
+        for row in rows {
+            guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2] else { continue }
+            declared[name] = (type, notNull == 1)
+        }
+        let expected: [String: String] = [
+            "bool": "INTEGER", "int8": "INTEGER", "uint64": "INTEGER", "float": "REAL", "double": "REAL",
+            "decimal": "TEXT", "string": "TEXT", "date": "REAL", "data": "BLOB", "uuid": "TEXT", "url": "TEXT",
+            "taste": "TEXT", "level": "INTEGER", "size": "TEXT", "array": "TEXT", "set": "TEXT",
+            "dictionary": "TEXT", "address": "TEXT", "optionalInt": "INTEGER", "optionalDate": "REAL",
+            "optionalTaste": "TEXT", "optionalLevel": "INTEGER", "optionalAddress": "TEXT",
+        ]
+        for (name, type) in expected {
+            #expect(declared[name]?.type == type, "\(name)")
+        }
+        #expect(declared["double"]?.notNull == true)
+        #expect(declared["optionalInt"]?.notNull == false)
+        #expect(declared["optionalAddress"]?.notNull == false)
+    }
+
+    @Test func valuesAreStoredInTheirDocumentedForms() throws {
+        let test = try TestStore()
+        let model = Everything.sample(1)
+        try model.save(in: test.store)
+        let row = try #require(try test.rawRows(
+            "SELECT bool, date, decimal, uuid, url, taste, level, array, dictionary, address, \"set\" FROM Everything").first)
+        #expect(row[0] == .integer(1))
+        #expect(row[1] == .real(model.date.timeIntervalSinceReferenceDate))
+        #expect(row[2] == .text("12345678901234567890.123456789012345678"))
+        #expect(row[3] == .text(model.uuid.uuidString))
+        #expect(row[4] == .text("https://example.com/a?b=c#d"))
+        #expect(row[5] == .text("salty"))
+        #expect(row[6] == .integer(20))
+        #expect(row[7] == .text("[3,1,2]"))
+        #expect(row[8] == .text(#"{"a":1.5,"b":-2}"#))
+        #expect(row[9] == .text(#"{"street":"Main St","tags":["home"],"zip":12345}"#))
+        // JSON columns can be queried with SQLite's JSON functions.
+        let zip = try test.rawRows("SELECT json_extract(address, '$.zip') FROM Everything")
+        #expect(zip.first?.first == .integer(12345))
+    }
+
+    @Test func datesSortAndCompareInSQLAsTheyDoInSwift() throws {
+        struct Event: StoredModel { var id: Int; var at: Date; static let primaryKey = ["id"] }
+        let test = try TestStore()
+        let dates = [
+            Date(timeIntervalSince1970: -2_000_000_000), Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 0.000_001),
+            Date(timeIntervalSinceReferenceDate: 0), Date.distantPast, Date.distantFuture, Date(timeIntervalSince1970: 1e9 + 0.5),
+        ]
+        for (offset, date) in dates.enumerated() { try Event(id: offset, at: date).save(in: test.store) }
+        let ordered = try test.rawRows("SELECT id FROM Event ORDER BY at").map { $0[0] }
+        let expected = dates.enumerated().sorted { $0.element < $1.element }.map { SQLValue.integer(Int64($0.offset)) }
+        #expect(ordered == expected)
+        let pivot = Date(timeIntervalSinceReferenceDate: 0)
+        let later = try test.store.read { session in
+            try session.connection.scalar("SELECT count(*) FROM Event WHERE at > ?", [pivot.sqlValue])
+        }
+        #expect(later == .integer(Int64(dates.filter { $0 > pivot }.count)))
+        for (offset, date) in dates.enumerated() {
+            #expect(try Event.find(key: offset, in: test.store)?.at == date)
+        }
+    }
+
+    @Test func aUInt64AboveInt64MaxIsRefusedNotWrapped() throws {
+        let test = try TestStore()
+        var model = Everything.sample(1)
+        model.uint64 = UInt64(Int64.max) + 1
+        let error = try #require(throws: ModelStoreError.self) { try model.save(in: test.store) }
+        #expect(error.code == .encodingFailed)
+        #expect(error.model == "Everything")
+        #expect(error.column == "uint64")
+        #expect(error.value == "9223372036854775808")
+        #expect(try Everything.count(in: test.store) == 0)
+    }
+
+    @Test func nanIsRefusedBecauseSQLiteWouldStoreNull() throws {
+        let test = try TestStore()
+        var model = Everything.sample(1)
+        model.double = .nan
+        let error = try #require(throws: ModelStoreError.self) { try model.save(in: test.store) }
+        #expect(error.code == .encodingFailed)
+        #expect(error.column == "double")
+        model.double = -.infinity
+        model.float = .infinity
+        try model.save(in: test.store)
+        let loaded = try #require(try Everything.find(key: 1, in: test.store))
+        #expect(loaded.double == -.infinity)
+        #expect(loaded.float == .infinity)
+    }
+
+    @Test func textKeepsNULCharactersQuotesAndEmoji() throws {
+        let test = try TestStore()
+        let text = "a\u{0}b 'c' \"d\" %_ ; DROP TABLE Snack; -- 🍫"
+        try Snack(snackId: 1, name: text).save(in: test.store)
+        #expect(try Snack.find(key: 1, in: test.store)?.name == text)
+    }
+
+    @Test func aStoredValueOfTheWrongTypeFailsNamingModelColumnKeyAndValue() throws {
+        let test = try TestStore()
+        try Snack(snackId: 7, name: "x").save(in: test.store)
+        try test.rawExecute("UPDATE Snack SET size = 'huge' WHERE snackId = 7")
+        let error = try #require(throws: ModelStoreError.self) { try Snack.find(key: 7, in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.model == "Snack")
+        #expect(error.column == "size")
+        #expect(error.key == "snackId = 7")
+        #expect(error.value == "'huge'")
+        #expect(String(describing: error).contains("Snack.size"))
+    }
+
+    @Test func aStoredRawValueThatNamesNoCaseFailsClearly() throws {
+        let test = try TestStore()
+        try Everything.sample(1).save(in: test.store)
+        try test.rawExecute("UPDATE Everything SET taste = 'bitter', size = 'XL'")
+        let error = try #require(throws: ModelStoreError.self) { try Everything.find(key: 1, in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.column == "taste")
+        #expect(error.value == "'bitter'")
+        #expect(error.key == "id = 1")
+    }
+
+    @Test func aStoredIntegerTooLargeForThePropertyFailsInsteadOfTruncating() throws {
+        let test = try TestStore()
+        try Everything.sample(1).save(in: test.store)
+        try test.rawExecute("UPDATE Everything SET int8 = 300")
+        let error = try #require(throws: ModelStoreError.self) { try Everything.find(key: 1, in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.column == "int8")
+        #expect(error.value == "300")
+    }
+
+    @Test func enumsWithPayloadsAreStoredAsJSON() throws {
+        enum Shape: Codable, Sendable, Equatable { case circle(radius: Double), label(String) }
+        struct Drawing: StoredModel, Equatable {
+            var id: Int
+            var shape: Shape?
+            static let primaryKey = ["id"]
+        }
+        let test = try TestStore()
+        try Drawing(id: 1, shape: .label("hi")).save(in: test.store)
+        try Drawing(id: 2, shape: .circle(radius: 2)).save(in: test.store)
+        #expect(try Drawing.findAll(in: test.store).map(\.shape) == [.label("hi"), .circle(radius: 2)])
+    }
+
+    @Test func aNonOptionalPropertyWithoutAnyPlaceholderIsAClearModelError() throws {
+        enum Note: Codable, Sendable { case text(String), empty }
+        struct Memo: StoredModel { var id: Int; var note: Note; static let primaryKey = ["id"] }
+        let test = try TestStore()
+        let error = try #require(throws: ModelStoreError.self) { try Memo(id: 1, note: .empty).save(in: test.store) }
+        #expect(error.code == .invalidModel)
+        #expect(error.model == "Memo")
+        #expect(error.column == "note")
+        #expect(error.suggestion?.contains("CaseIterable") == true)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// Three optional properties and one non-optional, for exhaustive merge checks.
+private struct Trio: StoredModel, Equatable {
+    var id: Int
+    var a: String?
+    var b: Int?
+    var c: Double?
+    var d: Int = 0
+    static let primaryKey = ["id"]
+}
+
+@Suite("Save: upsert with merge")
+struct SaveTests {
+    @Test(arguments: StoreKind.allCases)
+    func saveInsertsANewKeyAndUpdatesAnExistingOne(kind: StoreKind) throws {
+        let test = try TestStore(kind)
+        #expect(try Snack(snackId: 123, name: "Pocky", price: 1.1).save(in: test.store) == .inserted)
+        #expect(try Snack(snackId: 123, size: 999).save(in: test.store) == .updated)
+        let snack = try #require(try Snack.find(key: 123, in: test.store))
+        #expect(snack.name == "Pocky")
+        #expect(snack.price == 1.1)
+        #expect(snack.size == 999)
+        #expect(try Snack.count(in: test.store) == 1)
+    }
+
+    @Test func savingAnExistingKeyRunsOneUpdateAndNoLookup() throws {
+        let test = try TestStore()
+        try Snack(snackId: 1, name: "a").save(in: test.store)
+        test.resetSQL()
+        try Snack(snackId: 1, name: "b").save(in: test.store)
+        #expect(test.dataSQL == [#"UPDATE "Snack" SET "name" = ?, "tags" = ? WHERE "snackId" = ?"#])
+    }
+
+    /// Every combination of stored and carried properties: carried ones win, absent ones keep
+    /// what was stored, and the non-optional one is always written.
+    @Test func mergeKeepsEveryStoredValueTheModelDoesNotCarry() throws {
+        let test = try TestStore()
+        let full = Trio(id: 0, a: "stored", b: 1, c: 1.5, d: 1)
+        let update = Trio(id: 0, a: "new", b: 2, c: 2.5, d: 2)
+        var id = 0
+        for storedMask in 0..<8 {
+            for carriedMask in 0..<8 {
+                id += 1
+                func pick(_ model: Trio, _ mask: Int) -> Trio {
+                    Trio(id: id, a: mask & 1 != 0 ? model.a : nil, b: mask & 2 != 0 ? model.b : nil,
+                         c: mask & 4 != 0 ? model.c : nil, d: model.d)
+                }
+                let stored = pick(full, storedMask)
+                let carried = pick(update, carriedMask)
+                try stored.save(in: test.store)
+                #expect(try carried.save(in: test.store) == .updated)
+                let expected = Trio(
+                    id: id, a: carried.a ?? stored.a, b: carried.b ?? stored.b, c: carried.c ?? stored.c, d: carried.d)
+                #expect(try Trio.find(key: id, in: test.store) == expected, "stored \(storedMask) carried \(carriedMask)")
+            }
+        }
+    }
+
+    /// Every combination of cleared properties ends NULL; the others keep their values.
+    @Test func clearingSetsExactlyTheNamedPropertiesToNull() throws {
+        let test = try TestStore()
+        let paths: [PartialKeyPath<Trio>] = [\Trio.a, \Trio.b, \Trio.c]
+        for mask in 0..<8 {
+            let stored = Trio(id: mask, a: "x", b: 1, c: 1.5, d: 7)
+            try stored.save(in: test.store)
+            let cleared = paths.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
+            try Trio(id: mask, d: 7).save(clearing: cleared, in: test.store)
+            let expected = Trio(id: mask, a: mask & 1 != 0 ? nil : "x", b: mask & 2 != 0 ? nil : 1,
+                                c: mask & 4 != 0 ? nil : 1.5, d: 7)
+            #expect(try Trio.find(key: mask, in: test.store) == expected)
+        }
+    }
+
+    @Test func clearingRefusesKeysNonOptionalsCarriedValuesAndUnknownPaths() throws {
+        let test = try TestStore()
+        try Trio(id: 1, a: "x").save(in: test.store)
+        let cases: [(PartialKeyPath<Trio>, Trio)] = [
+            (\Trio.id, Trio(id: 1)), (\Trio.d, Trio(id: 1)), (\Trio.a, Trio(id: 1, a: "still here")),
+            (\Trio.a?.count, Trio(id: 1)),
+        ]
+        for (path, model) in cases {
+            let error = try #require(throws: ModelStoreError.self) { try model.save(clearing: [path], in: test.store) }
+            #expect(error.code == .invalidQuery)
+            #expect(error.model == "Trio")
+        }
+        #expect(try Trio.find(key: 1, in: test.store)?.a == "x")
+    }
+
+    @Test func aModelCarryingOnlyItsKeyInsertsOnceAndThenChangesNothing() throws {
+        let test = try TestStore()
+        #expect(try Friendship(userId: 1, friendId: "b").save(in: test.store) == .inserted)
+        try Friendship(userId: 1, friendId: "b", note: "n").save(in: test.store)
+        #expect(try Friendship(userId: 1, friendId: "b").save(in: test.store) == .updated)
+        #expect(try Friendship.find(key: ["userId": 1, "friendId": "b"], in: test.store)?.note == "n")
+    }
+
+    @Test func insertRefusesATakenKeyAndLeavesTheRecordAlone() throws {
+        let test = try TestStore()
+        try Snack(snackId: 1, name: "first").insert(in: test.store)
+        let error = try #require(throws: ModelStoreError.self) { try Snack(snackId: 1, name: "second").insert(in: test.store) }
+        #expect(error.code == .alreadyExists)
+        #expect(error.model == "Snack")
+        #expect(error.key == "snackId = 1")
+        #expect(try Snack.find(key: 1, in: test.store)?.name == "first")
+    }
+
+    @Test func updateRefusesAMissingKeyAndInsertsNothing() throws {
+        let test = try TestStore()
+        let error = try #require(throws: ModelStoreError.self) { try Snack(snackId: 5, name: "x").update(in: test.store) }
+        #expect(error.code == .notFound)
+        #expect(error.key == "snackId = 5")
+        #expect(try Snack.count(in: test.store) == 0)
+        let keyOnly = try #require(throws: ModelStoreError.self) { try Friendship(userId: 1, friendId: "x").update(in: test.store) }
+        #expect(keyOnly.code == .notFound)
+        #expect(try Friendship.count(in: test.store) == 0)
+    }
+
+    @Test func updateMergesIntoAnExistingRecord() throws {
+        let test = try TestStore()
+        try Snack(snackId: 5, name: "x", price: 2).save(in: test.store)
+        try Snack(snackId: 5, taste: "sweet").update(in: test.store)
+        try Snack(snackId: 5).update(clearing: [\.price], in: test.store)
+        #expect(try Snack.find(key: 5, in: test.store) == Snack(snackId: 5, name: "x", taste: "sweet"))
+    }
+
+    @Test func aFailedSaveLeavesTheStoreAsItWas() throws {
+        let test = try TestStore()
+        try Snack(snackId: 1, name: "kept", price: 1).save(in: test.store)
+        #expect(throws: ModelStoreError.self) { try Snack(snackId: 1, name: "lost", price: .nan).save(in: test.store) }
+        #expect(try Snack.find(key: 1, in: test.store) == Snack(snackId: 1, name: "kept", price: 1))
+    }
+
+    @Test func completionAndAsyncFormsSaveInsertAndUpdate() async throws {
+        let test = try TestStore()
+        let outcome = try await withCheckedThrowingContinuation { continuation in
+            Snack(snackId: 1, name: "a").save(in: test.store) { continuation.resume(with: $0) }
+        }
+        #expect(outcome == .inserted)
+        #expect(try await Snack(snackId: 1, price: 2).save(in: test.store) == .updated)
+        try await Snack(snackId: 2).insert(in: test.store)
+        try await Snack(snackId: 2, name: "b").update(in: test.store)
+        let failure: Result<Void, ModelStoreError> = await withCheckedContinuation { continuation in
+            Snack(snackId: 3).update(in: test.store) { continuation.resume(returning: $0) }
+        }
+        #expect(throws: ModelStoreError.self) { try failure.get() }
+        #expect(try await Snack.findAll(in: test.store) == [
+            Snack(snackId: 1, name: "a", price: 2), Snack(snackId: 2, name: "b"),
+        ])
+    }
+}

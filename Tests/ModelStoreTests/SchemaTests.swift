@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// Two versions of one model, sharing a table, for schema evolution.
+private struct PetV1: StoredModel {
+    var id: Int
+    var name: String
+    var legacy: String?
+    static let primaryKey = ["id"]
+    static let tableName = "Pet"
+}
+
+private struct PetV2: StoredModel, Equatable {
+    var id: Int
+    var name: String
+    var nickname: String?
+    var age: Int?
+    static let primaryKey = ["id"]
+    static let tableName = "Pet"
+}
+
+private struct PetV3: StoredModel {
+    var id: Int
+    var name: String
+    var weight: Double
+    static let primaryKey = ["id"]
+    static let tableName = "Pet"
+}
+
+private struct PetWithOtherKey: StoredModel {
+    var id: Int
+    var name: String
+    static let primaryKey = ["name"]
+    static let tableName = "Pet"
+}
+
+@Suite("Schema from the model")
+struct SchemaTests {
+    private func tableInfo(_ test: TestStore, _ table: String) throws -> [(name: String, type: String, notNull: Bool, pk: Int64)] {
+        try test.rawRows("SELECT name, type, \"notnull\", pk FROM pragma_table_info('\(table.replacingOccurrences(of: "'", with: "''"))')").map { row in
+            guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2],
+                case .integer(let pk) = row[3]
+            else { return ("?", "?", false, 0) }
+            return (name, type, notNull == 1, pk)
+        }
+    }
+
+    @Test func theTableIsDerivedFromTheModelOnFirstUse() throws {
+        let test = try TestStore()
+        #expect(try tableInfo(test, "Snack").isEmpty)
+        _ = try Snack.count(in: test.store)
+        let columns = try tableInfo(test, "Snack")
+        #expect(columns.map(\.name) == ["snackId", "name", "taste", "size", "price", "tags", "createdAt"])
+        #expect(columns.map(\.type) == ["INTEGER", "TEXT", "TEXT", "REAL", "REAL", "TEXT", "REAL"])
+        #expect(columns.map(\.notNull) == [true, false, false, false, false, true, false])
+        #expect(columns.map(\.pk) == [1, 0, 0, 0, 0, 0, 0])
+    }
+
+    @Test func aSingleIntegerKeyIsTheRowid() throws {
+        let test = try TestStore()
+        try Snack(snackId: 42).save(in: test.store)
+        #expect(try test.rawRows("SELECT rowid FROM Snack") == [[.integer(42)]])
+    }
+
+    @Test func aCompositeKeyKeepsItsDeclaredOrder() throws {
+        let test = try TestStore()
+        _ = try Friendship.count(in: test.store)
+        let keyed = try tableInfo(test, "Friendship").filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.map(\.name)
+        #expect(keyed == ["userId", "friendId"])
+    }
+
+    @Test func theTableIsPreparedOnceNotOnEveryCall() throws {
+        let test = try TestStore()
+        try Snack(snackId: 1).save(in: test.store)
+        test.resetSQL()
+        try Snack(snackId: 2).save(in: test.store)
+        _ = try Snack.find(key: 1, in: test.store)
+        _ = try Snack.count(in: test.store)
+        #expect(!test.sql.contains { $0.contains("table_info") || $0.contains("CREATE") })
+    }
+
+    @Test func aTableNameAndColumnNamesWithQuotesAndKeywordsWork() throws {
+        struct Order: StoredModel, Equatable {
+            var select: Int
+            var from: String?
+            var weird: String?
+            enum CodingKeys: String, CodingKey {
+                case select
+                case from = "from \"where\""
+                case weird = "drop table; --"
+            }
+            static let primaryKey = ["select"]
+            static let tableName = "order \"items\""
+        }
+        let test = try TestStore()
+        let order = Order(select: 1, from: "x", weird: "'; DROP TABLE Snack; --")
+        try order.save(in: test.store)
+        #expect(try Order.find(key: 1, in: test.store) == order)
+        #expect(try tableInfo(test, "order \"items\"").map(\.name) == ["select", "from \"where\"", "drop table; --"])
+    }
+
+    @Test func aColumnTheModelGainsIsAddedAndOldRecordsReadItAsNil() throws {
+        let test = try TestStore(.file)
+        try PetV1(id: 1, name: "Rex", legacy: "old").save(in: test.store)
+        try PetV2(id: 2, name: "Tom", nickname: "T", age: 3).save(in: test.store)
+        #expect(try tableInfo(test, "Pet").map(\.name) == ["id", "name", "legacy", "nickname", "age"])
+        #expect(try PetV2.find(key: 1, in: test.store) == PetV2(id: 1, name: "Rex"))
+        #expect(try PetV2.find(key: 2, in: test.store) == PetV2(id: 2, name: "Tom", nickname: "T", age: 3))
+    }
+
+    @Test func aColumnTheModelDroppedIsLeftWithItsValues() throws {
+        let test = try TestStore()
+        try PetV1(id: 1, name: "Rex", legacy: "keep me").save(in: test.store)
+        try PetV2(id: 1, name: "Rex II").save(in: test.store)
+        #expect(try test.rawRows("SELECT name, legacy FROM Pet") == [[.text("Rex II"), .text("keep me")]])
+    }
+
+    @Test func aNonOptionalColumnAddedLaterExplainsOldRecordsWithoutAValue() throws {
+        let test = try TestStore()
+        try PetV1(id: 1, name: "Rex").save(in: test.store)
+        try PetV3(id: 2, name: "Fat", weight: 9).save(in: test.store)
+        #expect(try PetV3.find(key: 2, in: test.store)?.weight == 9)
+        let error = try #require(throws: ModelStoreError.self) { try PetV3.find(key: 1, in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.model == "PetV3")
+        #expect(error.column == "weight")
+        #expect(error.key == "id = 1")
+        #expect(error.suggestion?.contains("Optional") == true)
+    }
+
+    @Test func aStoredTableWithAnotherPrimaryKeyIsASchemaMismatch() throws {
+        let test = try TestStore()
+        try PetV1(id: 1, name: "Rex").save(in: test.store)
+        let error = try #require(throws: ModelStoreError.self) { try PetWithOtherKey(id: 1, name: "Rex").save(in: test.store) }
+        #expect(error.code == .schemaMismatch)
+        #expect(error.model == "PetWithOtherKey")
+        #expect(error.message.contains("(id)"))
+        #expect(error.message.contains("(name)"))
+    }
+
+    @Test func tableCreationRollsBackWithTheFailedOperationAndHappensAgainLater() throws {
+        let test = try TestStore()
+        #expect(throws: ModelStoreError.self) { try Snack(snackId: 1, size: .nan).save(in: test.store) }
+        #expect(try tableInfo(test, "Snack").isEmpty)
+        try Snack(snackId: 1, size: 1).save(in: test.store)
+        #expect(try Snack.find(key: 1, in: test.store)?.size == 1)
+    }
+
+    // MARK: Declarations that cannot work
+
+    @Test func anEmptyPrimaryKeyIsRejected() throws {
+        struct NoKey: StoredModel { var id: Int; static let primaryKey: [String] = [] }
+        let error = try #require(throws: ModelStoreError.self) { try NoKey(id: 1).save(in: TestStore().store) }
+        #expect(error.code == .invalidModel)
+        #expect(error.model == "NoKey")
+        #expect(error.message.contains("primaryKey is empty"))
+    }
+
+    @Test func aPrimaryKeyNamingAMissingPropertyIsRejectedListingTheProperties() throws {
+        struct Typo: StoredModel { var snackId: Int; var name: String?; static let primaryKey = ["snakId"] }
+        let error = try #require(throws: ModelStoreError.self) { try Typo.find(key: 1, in: TestStore().store) }
+        #expect(error.code == .invalidModel)
+        #expect(error.column == "snakId")
+        #expect(error.message.contains("snackId, name"))
+    }
+
+    @Test func anOptionalOrJSONKeyPropertyIsRejected() throws {
+        struct OptionalKey: StoredModel { var id: Int?; static let primaryKey = ["id"] }
+        struct ArrayKey: StoredModel { var ids: [Int]; static let primaryKey = ["ids"] }
+        struct Twice: StoredModel { var id: Int; static let primaryKey = ["id", "id"] }
+        let store = try TestStore().store
+        #expect(throws: ModelStoreError.self) { try OptionalKey(id: 1).save(in: store) }
+        #expect(throws: ModelStoreError.self) { try ArrayKey(ids: [1]).save(in: store) }
+        #expect(throws: ModelStoreError.self) { try Twice(id: 1).save(in: store) }
+    }
+
+    @Test func propertiesWhoseNamesDifferOnlyInCaseAreRejected() throws {
+        struct Clash: StoredModel {
+            var id: Int
+            var name: String?
+            var Name: String?
+            static let primaryKey = ["id"]
+        }
+        let error = try #require(throws: ModelStoreError.self) { try Clash(id: 1).save(in: TestStore().store) }
+        #expect(error.code == .invalidModel)
+        #expect(error.message.contains("same column name"))
+    }
+
+    @Test func aReservedTableNameIsRejected() throws {
+        struct Internal: StoredModel { var id: Int; static let primaryKey = ["id"]; static let tableName = "sqlite_stuff" }
+        let error = try #require(throws: ModelStoreError.self) { try Internal(id: 1).save(in: TestStore().store) }
+        #expect(error.code == .invalidModel)
+    }
+
+    @Test func aModelDecodingANestedContainerIsRejected() throws {
+        struct Nested: StoredModel {
+            var id: Int
+            var city: String
+            static let primaryKey = ["id"]
+            enum CodingKeys: String, CodingKey { case id, address }
+            enum AddressKeys: String, CodingKey { case city }
+            init(id: Int, city: String) { self.id = id; self.city = city }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                id = try container.decode(Int.self, forKey: .id)
+                city = try container.nestedContainer(keyedBy: AddressKeys.self, forKey: .address).decode(String.self, forKey: .city)
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                var address = container.nestedContainer(keyedBy: AddressKeys.self, forKey: .address)
+                try address.encode(city, forKey: .city)
+            }
+        }
+        let error = try #require(throws: ModelStoreError.self) { try Nested(id: 1, city: "x").save(in: TestStore().store) }
+        #expect(error.code == .invalidModel)
+        #expect(error.column == "address")
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+@Suite("Store: queue, barriers, reentrancy")
+struct StoreTests {
+    @Test(arguments: StoreKind.allCases)
+    func aReadSubmittedAfterAFireAndForgetWriteSeesIt(kind: StoreKind) throws {
+        let test = try TestStore(kind)
+        for id in 0..<200 {
+            Snack(snackId: Int64(id), name: "n\(id)").save(in: test.store) { _ in }
+            #expect(try Snack.find(key: id, in: test.store)?.name == "n\(id)")
+        }
+    }
+
+    @Test func anAsyncReadAfterAnAsyncWriteSeesIt() throws {
+        let test = try TestStore()
+        let seen = Locked<[Bool]>([])
+        let group = DispatchGroup()
+        for id in 0..<50 {
+            group.enter()
+            Snack(snackId: Int64(id)).save(in: test.store) { _ in }
+            Snack.exists(key: id, in: test.store) { result in
+                seen.withLock { $0.append((try? result.get()) == true) }
+                group.leave()
+            }
+        }
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(seen.current == Array(repeating: true, count: 50))
+    }
+
+    @Test func readsRunSideBySide() throws {
+        let test = try TestStore(.file)
+        try Snack(snackId: 1).save(in: test.store)
+        // Each read block waits until the other has started: serialized reads would time out.
+        let first = DispatchSemaphore(value: 0)
+        let second = DispatchSemaphore(value: 0)
+        let outcomes = Locked<[DispatchTimeoutResult]>([])
+        let group = DispatchGroup()
+        for (mine, theirs) in [(first, second), (second, first)] {
+            DispatchQueue.global().async(group: group) {
+                try? test.store.read {
+                    _ = try Snack.count(in: test.store)
+                    mine.signal()
+                    outcomes.withLock { $0.append(theirs.wait(timeout: .now() + 5)) }
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(outcomes.current == [.success, .success])
+    }
+
+    @Test func aWriteWaitsForReadsInFlightAndReadsAfterItWaitForTheWrite() throws {
+        let test = try TestStore(.file)
+        try Snack(snackId: 1, name: "before").save(in: test.store)
+        let readStarted = DispatchSemaphore(value: 0)
+        let releaseRead = DispatchSemaphore(value: 0)
+        let events = Locked<[String]>([])
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            try? test.store.read {
+                readStarted.signal()
+                releaseRead.wait()
+                events.withLock { $0.append("read saw \(try! Snack.find(key: 1, in: test.store)!.name!)") }
+            }
+        }
+        readStarted.wait()
+        Snack(snackId: 1, name: "after").save(in: test.store) { _ in events.withLock { $0.append("write done") } }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(events.current.isEmpty)
+        releaseRead.signal()
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(try Snack.find(key: 1, in: test.store)?.name == "after")
+        #expect(events.current.first == "read saw before")
+    }
+
+    @Test func completionHandlersRunOnTheStoresQueueByDefaultWithoutAMainLoop() throws {
+        let test = try TestStore()
+        let done = DispatchSemaphore(value: 0)
+        let onMain = Locked<Bool?>(nil)
+        Snack.count(in: test.store) { _ in
+            onMain.withLock { $0 = Thread.isMainThread }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(onMain.current == false)
+    }
+
+    @Test func completionHandlersRunOnTheQueueTheUserSets() throws {
+        let test = try TestStore()
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "custom")
+        queue.setSpecific(key: key, value: "custom")
+        test.store.completionQueue = queue
+        let done = DispatchSemaphore(value: 0)
+        let label = Locked<String?>(nil)
+        Snack(snackId: 1).save(in: test.store) { _ in
+            label.withLock { $0 = DispatchQueue.getSpecific(key: key) }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(label.current == "custom")
+    }
+
+    @Test func aSynchronousCallInsideACompletionHandlerDoesNotDeadlock() throws {
+        let test = try TestStore()
+        let done = DispatchSemaphore(value: 0)
+        let found = Locked<String?>(nil)
+        Snack(snackId: 1, name: "x").save(in: test.store) { _ in
+            _ = try? Snack(snackId: 1, name: "y").save(in: test.store)
+            found.withLock { $0 = try? Snack.find(key: 1, in: test.store)?.name }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(found.current == "y")
+    }
+
+    @Test func callsInsideATransactionRunInlineAndSeeItsUncommittedWrites() throws {
+        let test = try TestStore(.file)
+        let seen = try test.store.transaction {
+            try Snack(snackId: 1, name: "inside").save(in: test.store)
+            return try Snack.find(key: 1, in: test.store)?.name
+        }
+        #expect(seen == "inside")
+        #expect(try Snack.count(in: test.store) == 1)
+    }
+
+    @Test func aThrowingTransactionRollsBackEveryCallInIt() throws {
+        let test = try TestStore(.file)
+        try Snack(snackId: 1, name: "kept").save(in: test.store)
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try test.store.transaction {
+                try Snack(snackId: 1, name: "changed").save(in: test.store)
+                try Snack(snackId: 2).save(in: test.store)
+                _ = try Friendship(userId: 1, friendId: "x").save(in: test.store)
+                throw Abort()
+            }
+        }
+        #expect(try Snack.findAll(in: test.store) == [Snack(snackId: 1, name: "kept")])
+        // The table created inside the rolled-back transaction is created again when needed.
+        #expect(try Friendship.count(in: test.store) == 0)
+    }
+
+    @Test func aFailedCallInsideATransactionRollsBackOnlyItself() throws {
+        let test = try TestStore()
+        try test.store.transaction {
+            try Snack(snackId: 1).save(in: test.store)
+            #expect(throws: ModelStoreError.self) { try Snack(snackId: 1).insert(in: test.store) }
+            try Snack(snackId: 2).save(in: test.store)
+        }
+        #expect(try Snack.count(in: test.store) == 2)
+    }
+
+    @Test func aWriteInsideAReadBlockFailsClearlyInsteadOfDeadlocking() throws {
+        let test = try TestStore()
+        try Snack(snackId: 1).save(in: test.store)
+        let error = try #require(throws: ModelStoreError.self) {
+            try test.store.read { try Snack(snackId: 2).save(in: test.store) }
+        }
+        #expect(error.code == .reentrancy)
+        #expect(try test.store.read { try Snack.count(in: test.store) } == 1)
+    }
+
+    @Test func aReadBlockSeesOneSnapshotWhileWritesCommit() throws {
+        let test = try TestStore(.file)
+        try Snack(snackId: 1).save(in: test.store)
+        let counts = try test.store.read { () -> [Int] in
+            let before = try Snack.count(in: test.store)
+            // A write on another thread commits meanwhile (WAL lets it run beside the reader
+            // connection; the barrier only orders work submitted through this store's queue).
+            let writer = try ModelStore(path: test.store.path!)
+            try Snack(snackId: 2).save(in: writer)
+            return [before, try Snack.count(in: test.store)]
+        }
+        #expect(counts == [1, 1])
+        #expect(try Snack.count(in: test.store) == 2)
+    }
+
+    @Test func transactionsHaveCompletionAndAsyncForms() async throws {
+        let test = try TestStore()
+        let result: Result<Int, any Error> = await withCheckedContinuation { continuation in
+            test.store.transaction({ () -> Int in
+                try Snack(snackId: 1).save(in: test.store)
+                return try Snack.count(in: test.store)
+            }, completion: { continuation.resume(returning: $0) })
+        }
+        #expect(try result.get() == 1)
+        let count = try await test.store.transaction { () -> Int in
+            try Snack(snackId: 2).save(in: test.store)
+            return try Snack.count(in: test.store)
+        }
+        #expect(count == 2)
+        #expect(try await test.store.read { try Snack.count(in: test.store) } == 2)
+    }
+
+    @Test func aStoreIsSharedAcrossTasks() async throws {
+        let test = try TestStore()
+        let store = test.store
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in 0..<20 {
+                group.addTask { try await Snack(snackId: Int64(id)).save(in: store) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await Snack.count(in: store) == 20)
+    }
+}
+
+@Suite("The default store", .serialized)
+struct DefaultStoreTests {
+    @Test func staticCallsUseTheDefaultStore() throws {
+        let previous = ModelStore.default
+        defer { ModelStore.default = previous }
+        let test = try TestStore()
+        ModelStore.default = test.store
+        try Snack(snackId: 9, name: "via default").save()
+        #expect(try Snack.find(key: 9)?.name == "via default")
+        #expect(try Snack.find(key: 9, in: test.store)?.name == "via default")
+        #expect(try Snack.count() == 1)
+        #expect(try Snack.delete(key: 9) == 1)
+    }
+
+    @Test func theDefaultLocationFollowsXDGDataHome() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
+        let previous = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]
+        setenv("XDG_DATA_HOME", directory.path, 1)
+        defer {
+            if let previous { setenv("XDG_DATA_HOME", previous, 1) } else { unsetenv("XDG_DATA_HOME") }
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let location = ModelStore.defaultLocation
+        #expect(location.path.hasPrefix(directory.path + "/"))
+        #expect(location.lastPathComponent == "ModelStore.sqlite")
+        #if !canImport(Darwin)
+        unsetenv("XDG_DATA_HOME")
+        #expect(ModelStore.defaultLocation.path.hasPrefix(FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/"))
+        setenv("XDG_DATA_HOME", directory.path, 1)
+        #endif
+    }
+
+    @Test func aProgramThatNeverSetsTheDefaultGetsAFileCreatedOnFirstUse() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("tool/ModelStore.sqlite")
+        // The same lazily opened store the `default` getter makes, at a test location.
+        let store = ModelStore(location: .file(file.path), path: file.path, configuration: .init(), createsDirectory: true)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        try Snack(snackId: 1).save(in: store)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        #expect(try Snack.count(in: ModelStore(path: file.path)) == 1)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// Where a test's store lives; tests that care run against both.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory
+    case file
+
+    var testDescription: String { rawValue }
+}
+
+/// A fresh store for one test, recording every SQL statement it runs.
+final class TestStore: @unchecked Sendable {
+    // @unchecked: `recorded` is Locked; the rest is immutable.
+    let store: ModelStore
+    let directory: URL
+    private let recorded = Locked<[String]>([])
+
+    init(_ kind: StoreKind = .memory, configuration: ModelStore.Configuration = .init()) throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ModelStoreTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        switch kind {
+        case .memory: store = ModelStore.inMemory(configuration: configuration)
+        case .file: store = try ModelStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration)
+        }
+        let recorded = self.recorded
+        store.setTrace { sql in recorded.withLock { $0.append(sql) } }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The statements run since the last `resetSQL()`.
+    var sql: [String] { recorded.current }
+
+    func resetSQL() {
+        recorded.withLock { $0.removeAll() }
+    }
+
+    /// Statements run, without transaction control (BEGIN, COMMIT, …).
+    var dataSQL: [String] {
+        sql.filter { !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"].contains(where: $0.hasPrefix) }
+    }
+
+    /// Runs one SQL query on a fresh connection of its own and returns the rows as values:
+    /// a view of the file that does not go through ModelStore.
+    func rawRows(_ sql: String) throws -> [[SQLValue]] {
+        try store.read { session in
+            let statement = try session.connection.makeStatement(sql)
+            var rows: [[SQLValue]] = []
+            try statement.forEachRow {
+                rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
+            }
+            return rows
+        }
+    }
+
+    /// Runs raw SQL on the writer (to set up states ModelStore itself would never write).
+    func rawExecute(_ sql: String) throws {
+        try store.write { session in try session.connection.execute(sql) }
+    }
+}
