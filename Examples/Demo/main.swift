@@ -1,3 +1,6 @@
+// A tour of ModelStore. It never sets `ModelStore.default`, so it uses the default store:
+// a file under ~/.local/share/demo/ (Linux) or Application Support (Apple platforms),
+// created on first use. Run it as often as you like: every run starts by clearing its models.
 import Foundation
 import ModelStore
 
@@ -12,17 +15,69 @@ struct Snack: StoredModel {
     static let primaryKey = ["snackId"]
 }
 
-let store = ModelStore.inMemory()
-store.setTrace { print("  SQL:", $0) }
+/// A composite primary key.
+struct Friendship: StoredModel {
+    var userId: Int64
+    var friendId: Int64
+    var nickname: String?
+    static let primaryKey = ["userId", "friendId"]
+}
+
+func show(_ title: String, _ value: Any) {
+    print("• \(title): \(value)")
+}
+
+/// In an async context the `async` forms are chosen; they never block the calling task.
+func asyncTour() async throws {
+    try await Snack(snackId: 125, name: "Oreo", taste: "cocoa").save()
+    show("count (async)", try await Snack.count())
+    show("found (async)", try await Snack.find(key: 125)?.name ?? "-")
+}
+
 do {
-    print(try Snack(snackId: 123, name: "Pocky", price: 1.1).save(in: store))
-    print(try Snack(snackId: 123, size: 999).save(in: store))
-    print(try Snack.find(key: 123, in: store) as Any)
-    print(try Snack.count(in: store))
-    try Snack(snackId: 123).save(clearing: [\.price], in: store)
-    print(try Snack.find(key: 123, in: store) as Any)
-    print(try Snack.delete(key: 123, in: store))
-    print(try Snack.findAll(in: store))
+    print("Store file: \(ModelStore.defaultLocation.path)\n")
+    try Snack.deleteAll()
+    try Friendship.deleteAll()
+
+    // Save is an upsert: insert when the key is new…
+    show("save Pocky", try Snack(snackId: 123, name: "Pocky", price: 1.1, tags: ["chocolate"], createdAt: Date()).save())
+    // …and a merge when it exists: nil properties keep what is stored.
+    show("save size only", try Snack(snackId: 123, size: 999, tags: ["chocolate", "big"]).save())
+    let pocky = try Snack.find(key: 123)!
+    show("found", "\(pocky.name!) price \(pocky.price!) size \(pocky.size!) tags \(pocky.tags)")
+
+    // Clearing a value is explicit.
+    try Snack(snackId: 123).save(clearing: [\.price])
+    show("price after clearing", String(describing: try Snack.find(key: 123)!.price))
+
+    // Insert-only and update-only report what did not happen.
+    do {
+        try Snack(snackId: 123, name: "Duplicate").insert()
+    } catch ModelStoreError.Code.alreadyExists {
+        show("insert of a taken key", "refused (alreadyExists)")
+    }
+    do {
+        try Snack(snackId: 999, name: "Ghost").update()
+    } catch let error as ModelStoreError {
+        show("update of a missing key", error.code)
+    }
+
+    // Composite keys are passed by component name.
+    try Friendship(userId: 1, friendId: 2, nickname: "Bob").save()
+    show("friendship", try Friendship.find(key: ["userId": 1, "friendId": 2])!.nickname!)
+
+    // Completion handlers and async/await.
+    let done = DispatchSemaphore(value: 0)
+    Snack(snackId: 124, name: "Kitkat").save { result in
+        show("saved with a completion handler", (try? result.get()).map { "\($0)" } ?? "failed")
+        done.signal()
+    }
+    done.wait()
+    try await asyncTour()
+
+    show("all", try Snack.findAll().map { "\($0.snackId) \($0.name ?? "-")" })
+    show("deleted", try Snack.delete(key: 124))
 } catch {
-    print(error)
+    print("Demo failed: \(error)")
+    exit(1)
 }
