@@ -66,6 +66,18 @@ do {
     try Friendship(userId: 1, friendId: 2, nickname: "Bob").save()
     show("friendship", try Friendship.find(key: ["userId": 1, "friendId": 2])!.nickname!)
 
+    // Batches: one transaction, one upsert per element, duplicates merged in order.
+    let batch = (1...10).map { Snack(snackId: 200 + Int64($0), name: "Batch \($0)", taste: $0 % 2 == 0 ? "sweet" : "salty", price: Double($0) / 2) }
+    show("batch save", try Snack.save(batch + [Snack(snackId: 201, size: 5)]))
+
+    // Typed conditions, sorting, paging, aggregates.
+    let sweet = try Snack.filter(\.taste == "sweet" && \.price > 1).order(.descending(\.price)).page(0, rows: 3).findAll()
+    show("sweet over 1, dearest first", sweet.map { $0.name ?? "-" })
+    show("sum of prices", try Snack.filter(\.snackId > 200).sum(\.price))
+    show("counts by taste", try Snack.filter(\.snackId > 200).countsGrouped(by: \.taste).map { "\($0.key ?? "-"): \($0.value)" }.sorted())
+    show("repriced", try Snack.updateAll(where: \.taste == "salty", set: [.set(\.price, to: 0.99)]))
+    show("deleted cheap ones", try Snack.deleteAll(where: \.price < 1))
+
     // Completion handlers and async/await.
     let done = DispatchSemaphore(value: 0)
     Snack(snackId: 124, name: "Kitkat").save { result in

@@ -26,12 +26,14 @@ struct SaveTests {
         #expect(try Snack.count(in: test.store) == 1)
     }
 
-    @Test func savingAnExistingKeyRunsOneUpdateAndNoLookup() throws {
+    @Test func aSaveIsOneUpsertStatementWithNoLookup() throws {
         let test = try TestStore()
         try Snack(snackId: 1, name: "a").save(in: test.store)
         test.resetSQL()
         try Snack(snackId: 1, name: "b").save(in: test.store)
-        #expect(test.dataSQL == [#"UPDATE "Snack" SET "name" = ?, "tags" = ? WHERE "snackId" = ?"#])
+        #expect(test.dataSQL == [
+            #"INSERT INTO "Snack" ("snackId", "name", "tags") VALUES (?, ?, ?) ON CONFLICT ("snackId") DO UPDATE SET "name" = excluded."name", "tags" = excluded."tags""#,
+        ])
     }
 
     /// Every combination of stored and carried properties: carried ones win, absent ones keep

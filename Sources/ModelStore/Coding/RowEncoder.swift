@@ -42,6 +42,12 @@ final class RowEncoder: Encoder {
         if let failure { throw failure }
     }
 
+    /// Restores a row encoded earlier, so statements can bind it again.
+    func load(values: [SQLValue], present: ColumnMask) {
+        self.values = values
+        self.present = present
+    }
+
     /// Marks `position` as written with NULL: an explicit clear.
     func setNull(at position: Int) {
         values[position] = .null
@@ -99,7 +105,10 @@ final class RowEncoder: Encoder {
         }
         do {
             let stored: SQLValue
-            if layout.columns[position].isJSON {
+            if let optional = value as? any OptionalEncodable, optional.isNone {
+                // An explicit nil (from a custom encode or a batch update) is NULL, never "null".
+                stored = .null
+            } else if layout.columns[position].isJSON {
                 let encoder = json ?? Self.makeJSONEncoder()
                 json = encoder
                 stored = .text(String(decoding: try encoder.encode(value), as: UTF8.self))
@@ -155,6 +164,15 @@ final class RowEncoder: Encoder {
         let text = String(describing: value)
         return text.count > 120 ? String(text.prefix(117)) + "…" : text
     }
+}
+
+/// Lets the encoder see that a generic value is a nil Optional.
+protocol OptionalEncodable {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalEncodable {
+    var isNone: Bool { self == nil }
 }
 
 extension JSONEncoder {

@@ -4,6 +4,17 @@
 /// with its type, using `decodeIfPresent` for optionals. The probe answers each request
 /// with a placeholder and writes down name, type and optionality: the column layout.
 enum SchemaProbe {
+    private static let cache = Locked<[ObjectIdentifier: ColumnLayout]>([:])
+
+    /// The layout of any decodable type (a projection's row type), derived once per process.
+    static func cachedLayout<T: Decodable>(of type: T.Type) throws -> ColumnLayout {
+        let id = ObjectIdentifier(type)
+        if let layout = cache.withLock({ $0[id] }) { return layout }
+        let layout = try layout(of: type, modelName: String(describing: type))
+        cache.withLock { $0[id] = layout }
+        return layout
+    }
+
     static func layout<M: Decodable>(of type: M.Type, modelName: String) throws -> ColumnLayout {
         let probe = ProbeDecoder(modelName: modelName)
         do {

@@ -8,17 +8,9 @@ extension Session {
     /// Deletes the record with `model`'s key; returns how many went (0 or 1).
     func delete<M: StoredModel>(_ model: M) throws -> Int {
         let table = try table(M.self)
-        let encoder = RowEncoder(layout: table.layout)
-        try encoder.encode(model)
-        let key = try table.keyPositions.map { position -> SQLValue in
-            guard let value = encoder.value(at: position) else {
-                throw ModelStoreError(
-                    .encodingFailed, "\(table.modelName).encode(to:) did not write the key property '\(table.columns[position].name)'.",
-                    model: table.modelName, column: table.columns[position].name)
-            }
-            return value
-        }
-        return try delete(table, owner: ObjectIdentifier(M.self), key: key)
+        let row = RowEncoder(layout: table.layout)
+        try row.encode(model)
+        return try delete(table, owner: ObjectIdentifier(M.self), key: try table.key(of: row))
     }
 
     private func delete(_ table: TableDescription, owner: ObjectIdentifier, key: [SQLValue]) throws -> Int {

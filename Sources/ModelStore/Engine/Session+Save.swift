@@ -1,6 +1,8 @@
+import CSQLite
+
 /// How a save treats a record that does or does not exist.
 enum SaveMode: Sendable {
-    /// Update the record with the model's key, else insert it.
+    /// Update the record with the model's key (or unique index values), else insert it.
     case upsert
     /// Insert; fail with `.alreadyExists` when the key is taken.
     case insert
@@ -21,53 +23,37 @@ extension Session {
     /// optionals leave stored values alone, and `clearing` names optionals to set to NULL.
     func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
         let table = try table(M.self)
-        let encoder = RowEncoder(layout: table.layout)
-        try encoder.encode(model)
+        let row = RowEncoder(layout: table.layout)
+        try row.encode(model)
         for name in clearing {
-            try encoder.setNull(at: table.clearablePosition(name, carried: encoder))
+            row.setNull(at: try table.clearablePosition(name, carried: row))
         }
-        return try write(encoder, into: table, owner: ObjectIdentifier(M.self), mode: mode)
+        return try write(row, into: table, owner: ObjectIdentifier(M.self), mode: mode)
     }
 
-    /// Writes the encoder's current row. UPDATE first, INSERT when nothing matched: two
-    /// statements at most, no lookup, and the outcome is exact.
-    func write(
-        _ row: RowEncoder, into table: TableDescription, owner: ObjectIdentifier, mode: SaveMode
-    ) throws -> SaveOutcome {
-        var key: [SQLValue] = []
-        key.reserveCapacity(table.keyPositions.count)
-        for position in table.keyPositions {
-            guard let value = row.value(at: position) else {
-                throw ModelStoreError(
-                    .encodingFailed,
-                    "\(table.modelName).encode(to:) did not write the key property '\(table.columns[position].name)'.",
-                    model: table.modelName, column: table.columns[position].name)
-            }
-            key.append(value)
-        }
-        var updated = row.present
-        for position in table.keyPositions { updated.remove(position) }
-
+    /// Writes the encoder's current row.
+    func write(_ row: RowEncoder, into table: TableDescription, owner: ObjectIdentifier, mode: SaveMode) throws -> SaveOutcome {
+        let key = try table.key(of: row)
         do {
             switch mode {
             case .upsert:
-                if !updated.isEmpty {
-                    if try update(row, updated, key, table, owner) { return .updated }
-                    try insert(row, table, owner, ifAbsent: false)
-                    return .inserted
-                }
-                // Only the key is carried: insert it unless it is already there.
-                return try insert(row, table, owner, ifAbsent: true) ? .inserted : .updated
+                return try upsert(row, key: key, table, owner)
             case .insert:
-                guard try insert(row, table, owner, ifAbsent: true) else {
+                guard try insertIfAbsent(row, table, owner) else {
                     throw ModelStoreError(
-                        .alreadyExists, "A \(table.modelName) record with key \(table.describeKey(key)) already exists.",
+                        .alreadyExists,
+                        "A \(table.modelName) record with key \(table.describeKey(key))"
+                            + (table.indexes.contains(where: \.isUnique) ? " (or with the same unique index values)" : "")
+                            + " already exists.",
                         model: table.modelName, key: table.describeKey(key),
                         suggestion: "Use save() to update it, or update() to require that it exists.")
                 }
                 return .inserted
             case .update:
-                let found = updated.isEmpty ? try exists(table, owner, key) : try update(row, updated, key, table, owner)
+                var updated = row.present
+                for position in table.keyPositions { updated.remove(position) }
+                let found = updated.isEmpty
+                    ? try exists(table, owner, key) : try update(row, columns: updated, key: key, table, owner)
                 guard found else {
                     throw ModelStoreError(
                         .notFound, "No \(table.modelName) record has key \(table.describeKey(key)); nothing was updated.",
@@ -83,14 +69,28 @@ extension Session {
         }
     }
 
+    /// One `INSERT … ON CONFLICT DO UPDATE`: no lookup, and the outcome is exact, because
+    /// the update branch leaves `last_insert_rowid` as it was.
+    @inline(__always)
+    func upsert(_ row: RowEncoder, key: [SQLValue], _ table: TableDescription, _ owner: ObjectIdentifier) throws -> SaveOutcome {
+        let statement = try statement(.upsert, table, owner: owner, shape: row.present)
+        defer { statement.reset() }
+        try bindPresent(row, to: statement, table)
+        // A value no insert here can produce: an integer key inserts its own value as rowid,
+        // and SQLite never picks a negative rowid by itself.
+        let sentinel: Int64 = table.hasIntegerKey && key.first == .integer(.min) ? 0 : .min
+        connection.lastInsertRowid = sentinel
+        _ = try statement.step()
+        guard connection.changes > 0 else { return .updated }
+        return connection.lastInsertRowid != sentinel ? .inserted : .updated
+    }
+
     /// Returns whether a record matched.
-    private func update(
-        _ row: RowEncoder, _ shape: ColumnMask, _ key: [SQLValue], _ table: TableDescription, _ owner: ObjectIdentifier
-    ) throws -> Bool {
-        let statement = try statement(.updateByKey, table, owner: owner, shape: shape)
+    func update(_ row: RowEncoder, columns: ColumnMask, key: [SQLValue], _ table: TableDescription, _ owner: ObjectIdentifier) throws -> Bool {
+        let statement = try statement(.updateByKey, table, owner: owner, shape: columns)
         defer { statement.reset() }
         var index: Int32 = 1
-        for position in 0..<table.columns.count where shape.contains(position) {
+        for position in 0..<table.columns.count where columns.contains(position) {
             try statement.bind(row.values[position], at: index)
             index += 1
         }
@@ -102,18 +102,30 @@ extension Session {
         return connection.changes > 0
     }
 
-    /// Returns whether a record was inserted (false only when `ifAbsent` and the key exists).
-    @discardableResult
-    private func insert(_ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier, ifAbsent: Bool) throws -> Bool {
-        let statement = try statement(ifAbsent ? .insertIfAbsent : .insert, table, owner: owner, shape: row.present)
+    /// Returns whether a record was inserted (false when the key or a unique value exists).
+    func insertIfAbsent(_ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier) throws -> Bool {
+        let statement = try statement(.insertIfAbsent, table, owner: owner, shape: row.present)
         defer { statement.reset() }
+        try bindPresent(row, to: statement, table)
+        _ = try statement.step()
+        return connection.changes > 0
+    }
+
+    /// Inserts the row; a taken key is a constraint error.
+    func insert(_ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier) throws {
+        let statement = try statement(.insert, table, owner: owner, shape: row.present)
+        defer { statement.reset() }
+        try bindPresent(row, to: statement, table)
+        _ = try statement.step()
+    }
+
+    @inline(__always)
+    private func bindPresent(_ row: RowEncoder, to statement: Statement, _ table: TableDescription) throws {
         var index: Int32 = 1
         for position in 0..<table.columns.count where row.present.contains(position) {
             try statement.bind(row.values[position], at: index)
             index += 1
         }
-        _ = try statement.step()
-        return connection.changes > 0
     }
 
     func exists(_ table: TableDescription, _ owner: ObjectIdentifier, _ key: [SQLValue]) throws -> Bool {
@@ -125,6 +137,21 @@ extension Session {
 }
 
 extension TableDescription {
+    /// The key values the encoder's row carries, in `primaryKey` order.
+    func key(of row: RowEncoder) throws -> [SQLValue] {
+        var key: [SQLValue] = []
+        key.reserveCapacity(keyPositions.count)
+        for position in keyPositions {
+            guard let value = row.value(at: position) else {
+                throw ModelStoreError(
+                    .encodingFailed, "\(modelName).encode(to:) did not write the key property '\(columns[position].name)'.",
+                    model: modelName, column: columns[position].name)
+            }
+            key.append(value)
+        }
+        return key
+    }
+
     /// The position of a property a save may set to NULL, with the reasons it may not.
     func clearablePosition(_ name: String, carried row: RowEncoder) throws -> Int {
         guard let position = layout.position(of: name) else {

@@ -7,8 +7,12 @@ enum StatementCatalog: Int {
     case updateByKey
     /// INSERT of the columns in the shape.
     case insert
-    /// INSERT of the columns in the shape that does nothing when the key exists.
+    /// INSERT of the columns in the shape that does nothing when the key (or a unique
+    /// index's values) exists.
     case insertIfAbsent
+    /// INSERT of the columns in the shape that updates them instead when the key, or a
+    /// unique index's values, exist.
+    case upsert
 
     static func sql(_ operation: StatementCatalog, _ table: TableDescription, shape: ColumnMask = ColumnMask()) -> String {
         let from = " FROM \(table.quotedTable)"
@@ -29,16 +33,32 @@ enum StatementCatalog: Int {
             let assignments = table.columns.indices.filter(shape.contains)
                 .map { quoted(table.columns[$0].name) + " = ?" }.joined(separator: ", ")
             return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition)"
-        case .insert, .insertIfAbsent:
+        case .insert, .insertIfAbsent, .upsert:
             let positions = table.columns.indices.filter(shape.contains)
             let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
             let marks = Array(repeating: "?", count: positions.count).joined(separator: ", ")
-            var sql = "INSERT INTO \(table.quotedTable) (\(names)) VALUES (\(marks))"
-            if operation == .insertIfAbsent {
-                sql += " ON CONFLICT (\(table.keyNames.map(quoted).joined(separator: ", "))) DO NOTHING"
+            let insert = "INSERT INTO \(table.quotedTable) (\(names)) VALUES (\(marks))"
+            switch operation {
+            case .insertIfAbsent: return insert + " ON CONFLICT DO NOTHING"
+            case .upsert: return insert + upsertClauses(table, shape: shape)
+            default: return insert
             }
-            return sql
         }
+    }
+
+    /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, …`, then one clause per unique index
+    /// the shape covers, so a unique index dedupes as the key does.
+    private static func upsertClauses(_ table: TableDescription, shape: ColumnMask) -> String {
+        let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) }
+        guard !updated.isEmpty else { return " ON CONFLICT DO NOTHING" }
+        let assignments = updated.map { quoted(table.columns[$0].name) }
+            .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        var sql = " ON CONFLICT (\(table.keyOrder)) DO UPDATE SET \(assignments)"
+        guard Connection.supportsMultipleUpsertClauses else { return sql }
+        for index in table.indexes where index.isUnique && index.positions.allSatisfy(shape.contains) {
+            sql += " ON CONFLICT (\(index.columns.map(quoted).joined(separator: ", "))) DO UPDATE SET \(assignments)"
+        }
+        return sql
     }
 }
 

@@ -107,6 +107,24 @@ final class Connection {
         Int(sqlite3_changes64(handle))
     }
 
+    /// The rowid SQLite last inserted; an upsert that updated leaves it untouched, which is
+    /// how a save tells an insert from an update without a lookup.
+    var lastInsertRowid: Int64 {
+        get { sqlite3_last_insert_rowid(handle) }
+        set { sqlite3_set_last_insert_rowid(handle, newValue) }
+    }
+
+    /// The SQLite library's version number, for example 3040001.
+    static let libraryVersion = Int(sqlite3_libversion_number())
+
+    /// Whether an upsert may carry several ON CONFLICT clauses (SQLite 3.35).
+    static var supportsMultipleUpsertClauses: Bool { libraryVersion >= 3_035_000 }
+
+    /// The most `?` parameters one statement may take.
+    var maximumParameters: Int {
+        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
+
     /// Whether the connection is inside a transaction (SQLite's view, which an error may
     /// have ended behind our back).
     var isInTransaction: Bool {

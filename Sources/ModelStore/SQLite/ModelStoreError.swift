@@ -55,6 +55,9 @@ public struct ModelStoreError: Error, Sendable {
         /// A query or call names a property the model lacks or cannot use that way, or asks
         /// for impossible paging.
         public static let invalidQuery = Code("invalidQuery")
+        /// A save by match (a predicate, chosen properties or match keys) found several
+        /// records where it needs one.
+        public static let ambiguousMatch = Code("ambiguousMatch")
         /// An update-only call found no record with the model's key.
         public static let notFound = Code("notFound")
         /// An insert-only call found a record with the model's key already stored.

@@ -9,10 +9,28 @@ enum SchemaMigrator {
 
     /// Makes the table match `table`; runs inside the caller's transaction.
     static func prepare(_ table: TableDescription, on connection: Connection) throws {
-        guard let existing = try inspect(table, on: connection) else {
+        if let existing = try inspect(table, on: connection) {
+            try addMissingColumns(table, existing, on: connection)
+        } else {
             try connection.execute(createTableSQL(table))
-            return
         }
+        try createIndexes(table, on: connection)
+    }
+
+    private static func createIndexes(_ table: TableDescription, on connection: Connection) throws {
+        for index in table.indexes {
+            do {
+                try connection.execute(index.createSQL(on: table))
+            } catch var error as ModelStoreError where error.code == .constraintViolation {
+                error.model = table.modelName
+                error.message = "The unique index on \(table.modelName) (\(index.columns.joined(separator: ", "))) cannot be created: stored records share values for it."
+                error.suggestion = "Remove the duplicates first, or declare the index without unique."
+                throw error
+            }
+        }
+    }
+
+    private static func addMissingColumns(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
         try checkPrimaryKey(table, existing)
         for column in table.columns where existing.columns[column.name.lowercased()] == nil {
             // SQLite cannot add a NOT NULL column without a default, and ModelStore will not
@@ -29,7 +47,12 @@ enum SchemaMigrator {
     static func isReady(_ table: TableDescription, on connection: Connection) throws -> Bool {
         guard let existing = try inspect(table, on: connection) else { return false }
         try checkPrimaryKey(table, existing)
-        return table.columns.allSatisfy { existing.columns[$0.name.lowercased()] != nil }
+        guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return false }
+        for index in table.indexes {
+            guard try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index.name)]) != nil
+            else { return false }
+        }
+        return true
     }
 
     static func inspect(_ table: TableDescription, on connection: Connection) throws -> ExistingTable? {

@@ -26,9 +26,15 @@ public protocol StoredModel: Codable, Sendable {
 
     /// The table's name. Defaults to the type's name.
     static var tableName: String { get }
+
+    /// Indexes on the table, single, composite or unique. Defaults to none.
+    static var indexes: [TableIndex<Self>] { get }
 }
 
 extension StoredModel {
     /// The type's name, for example `"Snack"`.
     public static var tableName: String { String(describing: Self.self) }
+
+    /// No indexes beyond the primary key.
+    public static var indexes: [TableIndex<Self>] { [] }
 }

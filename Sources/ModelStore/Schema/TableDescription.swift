@@ -16,6 +16,10 @@ struct TableDescription: Sendable {
     let selectList: String
     /// `"snackId" = ? AND …` — the primary key, bound in `keyPositions` order.
     let keyCondition: String
+    /// Declared indexes; unique ones also take part in upserts.
+    let indexes: [IndexDescription]
+    /// Whether the key is one INTEGER column, which SQLite makes the rowid itself.
+    let hasIntegerKey: Bool
 
     var columns: [ColumnDescription] { layout.columns }
     var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
@@ -37,6 +41,8 @@ struct TableDescription: Sendable {
         let tableName = M.tableName
         try Self.validate(tableName: tableName, layout: layout, modelName: modelName)
         let keyPositions = try Self.keyPositions(M.primaryKey, layout: layout, modelName: modelName)
+        let indexes = try Self.indexes(
+            M.indexes.map { ($0.columns, $0.isUnique) }, layout: layout, tableName: tableName, modelName: modelName)
 
         self.modelName = modelName
         self.tableName = tableName
@@ -47,6 +53,8 @@ struct TableDescription: Sendable {
         self.selectList = layout.columns.map { quoted($0.name) }.joined(separator: ", ")
         self.keyCondition = keyPositions.map { quoted(layout.columns[$0].name) + " = ?" }
             .joined(separator: " AND ")
+        self.indexes = indexes
+        self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer
     }
 
     private static func validate(tableName: String, layout: ColumnLayout, modelName: String) throws {

@@ -1,0 +1,52 @@
+extension Query {
+    /// Deletes every record the query selects, in one statement.
+    ///
+    /// ```swift
+    /// try Snack.filter(\.price < 1).deleteAll()   // DELETE FROM "Snack" WHERE "price" < ?
+    /// ```
+    /// - Returns: How many records were deleted.
+    @discardableResult
+    public func deleteAll(in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.deleteAll(self) }
+    }
+
+    /// `deleteAll(in:)` later; `completion` gets the count on the completion queue.
+    public func deleteAll(in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void) {
+        ModelStore.resolve(store).write({ try $0.deleteAll(self) }, completion: completion)
+    }
+
+    /// `deleteAll(in:)` without blocking the calling task.
+    @discardableResult
+    public func deleteAll(in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).write { try $0.deleteAll(self) }
+    }
+
+    /// Sets properties on every record the query selects, in one statement (a batch
+    /// update: no model is read or decoded).
+    ///
+    /// ```swift
+    /// try Snack.filter(\.taste == "sweet").updateAll(.set(\.price, to: 0.99))
+    /// // UPDATE "Snack" SET "price" = ? WHERE "taste" = ?
+    /// ```
+    /// - Returns: How many records were updated.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a property the model lacks or NULL
+    ///   for a non-optional one, `.constraintViolation`.
+    @discardableResult
+    public func updateAll(_ assignments: Assignment<Model>..., in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.updateAll(self, assignments) }
+    }
+
+    /// `updateAll(_:in:)` later; `completion` gets the count on the completion queue.
+    public func updateAll(
+        _ assignments: [Assignment<Model>], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.updateAll(self, assignments) }, completion: completion)
+    }
+
+    /// `updateAll(_:in:)` without blocking the calling task.
+    @discardableResult
+    public func updateAll(_ assignments: Assignment<Model>..., in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).write { try $0.updateAll(self, assignments) }
+    }
+}

@@ -1,0 +1,93 @@
+extension Query {
+    /// Every model the query selects, in its order (by primary key when it has none).
+    ///
+    /// ```swift
+    /// let page = try Snack.filter(\.price > 1).order(.descending(\.price)).page(0, rows: 20).findAll()
+    /// // SELECT … FROM "Snack" WHERE "price" > ? ORDER BY "price" DESC, "snackId" LIMIT ? OFFSET ?
+    /// ```
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a column the model lacks or
+    ///   impossible paging, `.decodingFailed` for a record that does not decode.
+    public func findAll(in store: ModelStore? = nil) throws -> [Model] {
+        try ModelStore.resolve(store).read { try $0.findAll(self) }
+    }
+
+    /// `findAll(in:)`, delivered later on the store's completion queue.
+    public func findAll(in store: ModelStore? = nil, completion: @escaping @Sendable (Result<[Model], ModelStoreError>) -> Void) {
+        ModelStore.resolve(store).read({ try $0.findAll(self) }, completion: completion)
+    }
+
+    /// `findAll(in:)` without blocking the calling task.
+    public func findAll(in store: ModelStore? = nil) async throws -> [Model] {
+        try await ModelStore.resolve(store).read { try $0.findAll(self) }
+    }
+
+    /// The first model the query selects, or nil.
+    public func findFirst(in store: ModelStore? = nil) throws -> Model? {
+        try ModelStore.resolve(store).read { try $0.findFirst(self) }
+    }
+
+    /// `findFirst(in:)`, delivered later on the store's completion queue.
+    public func findFirst(in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Model?, ModelStoreError>) -> Void) {
+        ModelStore.resolve(store).read({ try $0.findFirst(self) }, completion: completion)
+    }
+
+    /// `findFirst(in:)` without blocking the calling task.
+    public func findFirst(in store: ModelStore? = nil) async throws -> Model? {
+        try await ModelStore.resolve(store).read { try $0.findFirst(self) }
+    }
+
+    /// How many records the query selects (for a paged query, how many its page holds).
+    public func count(in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).read { try $0.count(self) }
+    }
+
+    /// `count(in:)`, delivered later on the store's completion queue.
+    public func count(in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void) {
+        ModelStore.resolve(store).read({ try $0.count(self) }, completion: completion)
+    }
+
+    /// `count(in:)` without blocking the calling task.
+    public func count(in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).read { try $0.count(self) }
+    }
+
+    /// Whether the query selects any record.
+    public func exists(in store: ModelStore? = nil) throws -> Bool {
+        try ModelStore.resolve(store).read { try $0.exists(self) }
+    }
+
+    /// `exists(in:)`, delivered later on the store's completion queue.
+    public func exists(in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Bool, ModelStoreError>) -> Void) {
+        ModelStore.resolve(store).read({ try $0.exists(self) }, completion: completion)
+    }
+
+    /// `exists(in:)` without blocking the calling task.
+    public func exists(in store: ModelStore? = nil) async throws -> Bool {
+        try await ModelStore.resolve(store).read { try $0.exists(self) }
+    }
+
+    /// The query's records as another `Decodable` type, reading only the columns it decodes:
+    /// for lists that need a few properties of many records.
+    ///
+    /// ```swift
+    /// struct SnackName: Decodable, Sendable { var snackId: Int64; var name: String? }
+    /// let names = try Snack.order(.ascending(\.name)).fetch(SnackName.self)
+    /// ```
+    /// - Throws: `ModelStoreError` with code `.invalidQuery` when `Row` reads a property the
+    ///   model does not store.
+    public func fetch<Row: Decodable & Sendable>(_ type: Row.Type, in store: ModelStore? = nil) throws -> [Row] {
+        try ModelStore.resolve(store).read { try $0.fetch(self, as: type) }
+    }
+
+    /// `fetch(_:in:)`, delivered later on the store's completion queue.
+    public func fetch<Row: Decodable & Sendable>(
+        _ type: Row.Type, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<[Row], ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).read({ try $0.fetch(self, as: type) }, completion: completion)
+    }
+
+    /// `fetch(_:in:)` without blocking the calling task.
+    public func fetch<Row: Decodable & Sendable>(_ type: Row.Type, in store: ModelStore? = nil) async throws -> [Row] {
+        try await ModelStore.resolve(store).read { try $0.fetch(self, as: type) }
+    }
+}

@@ -1,0 +1,107 @@
+extension StoredModel {
+    /// Saves an array of models in one transaction, each by the merge rule of `save()`.
+    ///
+    /// No lookup query runs per element: each is one reused `INSERT … ON CONFLICT DO UPDATE`.
+    /// Elements with the same key merge in array order, later over earlier, into one record.
+    /// If any element fails, nothing of the batch is saved.
+    ///
+    /// ```swift
+    /// let result = try Snack.save(snacks)     // BatchSaveResult(inserted: 40, updated: 60)
+    /// ```
+    /// - Throws: `ModelStoreError` naming the failing element's position and key.
+    @discardableResult
+    public static func save(_ models: [Self], in store: ModelStore? = nil) throws -> BatchSaveResult {
+        try ModelStore.resolve(store).write { try $0.save(models) }
+    }
+
+    /// Saves the batch later; `completion` gets the result on the completion queue. Reads
+    /// submitted after this call see the batch (the original's fire-and-forget `saveObjects:`).
+    public static func save(
+        _ models: [Self], in store: ModelStore? = nil, completion: @escaping @Sendable (Result<BatchSaveResult, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.save(models) }, completion: completion)
+    }
+
+    /// Saves the batch without blocking the calling task.
+    @discardableResult
+    public static func save(_ models: [Self], in store: ModelStore? = nil) async throws -> BatchSaveResult {
+        try await ModelStore.resolve(store).write { try $0.save(models) }
+    }
+
+    /// Saves an array of models, finding the record each stands for by `keys` instead of
+    /// the primary key (the original's `saveObjects:checkByPredicate:`). See `MatchKeys`.
+    @discardableResult
+    public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) throws -> BatchSaveResult {
+        try ModelStore.resolve(store).write { try $0.save(models, matching: keys) }
+    }
+
+    /// `save(_:matching:in:)` later; `completion` gets the result on the completion queue.
+    public static func save(
+        _ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<BatchSaveResult, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.save(models, matching: keys) }, completion: completion)
+    }
+
+    /// `save(_:matching:in:)` without blocking the calling task.
+    @discardableResult
+    public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) async throws -> BatchSaveResult {
+        try await ModelStore.resolve(store).write { try $0.save(models, matching: keys) }
+    }
+
+    /// Saves this model into the stored record `predicate` matches — the properties it
+    /// carries are written, and the record keeps its key — or inserts it when none matches
+    /// (the original's `saveWithPredicate:`).
+    ///
+    /// ```swift
+    /// try Snack(snackId: 0, name: "Pocky", size: 999).save(matching: \.name == "Pocky")
+    /// ```
+    /// - Parameter updatingAll: Update every matching record; otherwise more than one match
+    ///   throws `.ambiguousMatch`.
+    @discardableResult
+    public func save(matching predicate: Condition<Self>, updatingAll: Bool = false, in store: ModelStore? = nil) throws -> SaveOutcome {
+        try ModelStore.resolve(store).write { try $0.save(self, matching: predicate.node, updatingAll: updatingAll) }
+    }
+
+    /// `save(matching:updatingAll:in:)` later; `completion` gets the outcome.
+    public func save(
+        matching predicate: Condition<Self>, updatingAll: Bool = false, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<SaveOutcome, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.save(self, matching: predicate.node, updatingAll: updatingAll) }, completion: completion)
+    }
+
+    /// `save(matching:updatingAll:in:)` without blocking the calling task.
+    @discardableResult
+    public func save(matching predicate: Condition<Self>, updatingAll: Bool = false, in store: ModelStore? = nil) async throws -> SaveOutcome {
+        try await ModelStore.resolve(store).write { try $0.save(self, matching: predicate.node, updatingAll: updatingAll) }
+    }
+
+    /// Saves this model into the stored record whose `properties` equal this model's values
+    /// for them, or inserts it (the original's `saveWithEqualProperties:`).
+    ///
+    /// ```swift
+    /// try Snack(snackId: 0, name: "Pocky", taste: "sweet", price: 2).save(matching: [\.name, \.taste])
+    /// ```
+    @discardableResult
+    public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) throws -> SaveOutcome {
+        let columns = properties.map { ColumnReference($0) }
+        return try ModelStore.resolve(store).write { try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }
+    }
+
+    /// `save(matching:updatingAll:in:)` with properties, later; `completion` gets the outcome.
+    public func save(
+        matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<SaveOutcome, ModelStoreError>) -> Void
+    ) {
+        let columns = properties.map { ColumnReference($0) }
+        ModelStore.resolve(store).write({ try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }, completion: completion)
+    }
+
+    /// `save(matching:updatingAll:in:)` with properties, without blocking the calling task.
+    @discardableResult
+    public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) async throws -> SaveOutcome {
+        let columns = properties.map { ColumnReference($0) }
+        return try await ModelStore.resolve(store).write { try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }
+    }
+}

@@ -1,0 +1,169 @@
+/// Shortcuts for the common queries; each builds a `Query` and runs it. For paging,
+/// aggregates and projections, start from `filter(_:)`, `order(_:)` or `all()`.
+extension StoredModel {
+    /// Every model matching `predicate`, sorted by `orderBy` (by primary key when empty).
+    ///
+    /// ```swift
+    /// let sweets = try Snack.findAll(where: \.taste == "sweet" && \.price < 2, orderBy: [.ascending(\.price)])
+    /// ```
+    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws -> [Self] {
+        try filter(predicate).order(orderBy).findAll(in: store)
+    }
+
+    /// `findAll(where:orderBy:in:)`, delivered later on the completion queue.
+    public static func findAll(
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
+    ) {
+        filter(predicate).order(orderBy).findAll(in: store, completion: completion)
+    }
+
+    /// `findAll(where:orderBy:in:)` without blocking the calling task.
+    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws -> [Self] {
+        try await filter(predicate).order(orderBy).findAll(in: store)
+    }
+
+    /// The first model matching `predicate` in `orderBy` order, or nil.
+    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws -> Self? {
+        try filter(predicate).order(orderBy).findFirst(in: store)
+    }
+
+    /// `findFirst(where:orderBy:in:)`, delivered later on the completion queue.
+    public static func findFirst(
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
+    ) {
+        filter(predicate).order(orderBy).findFirst(in: store, completion: completion)
+    }
+
+    /// `findFirst(where:orderBy:in:)` without blocking the calling task.
+    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws -> Self? {
+        try await filter(predicate).order(orderBy).findFirst(in: store)
+    }
+
+    /// Every model whose `property` equals `value` (the original's `findByAttribute`).
+    ///
+    /// ```swift
+    /// let sweets = try Snack.findAll(by: \.taste, equals: "sweet")
+    /// ```
+    public static func findAll<Value: SQLValueConvertible>(
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+    ) throws -> [Self] {
+        try filter(property == value).order(orderBy).findAll(in: store)
+    }
+
+    /// `findAll(by:equals:orderBy:in:)`, delivered later on the completion queue.
+    public static func findAll<Value: SQLValueConvertible>(
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
+    ) {
+        filter(property == value).order(orderBy).findAll(in: store, completion: completion)
+    }
+
+    /// `findAll(by:equals:orderBy:in:)` without blocking the calling task.
+    public static func findAll<Value: SQLValueConvertible>(
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+    ) async throws -> [Self] {
+        try await filter(property == value).order(orderBy).findAll(in: store)
+    }
+
+    /// The first model whose `property` equals `value`, or nil.
+    public static func findFirst<Value: SQLValueConvertible>(
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+    ) throws -> Self? {
+        try filter(property == value).order(orderBy).findFirst(in: store)
+    }
+
+    /// `findFirst(by:equals:orderBy:in:)`, delivered later on the completion queue.
+    public static func findFirst<Value: SQLValueConvertible>(
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
+    ) {
+        filter(property == value).order(orderBy).findFirst(in: store, completion: completion)
+    }
+
+    /// `findFirst(by:equals:orderBy:in:)` without blocking the calling task.
+    public static func findFirst<Value: SQLValueConvertible>(
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+    ) async throws -> Self? {
+        try await filter(property == value).order(orderBy).findFirst(in: store)
+    }
+
+    /// How many records match `predicate`.
+    public static func count(where predicate: Condition<Self>, in store: ModelStore? = nil) throws -> Int {
+        try filter(predicate).count(in: store)
+    }
+
+    /// `count(where:in:)`, delivered later on the completion queue.
+    public static func count(
+        where predicate: Condition<Self>, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        filter(predicate).count(in: store, completion: completion)
+    }
+
+    /// `count(where:in:)` without blocking the calling task.
+    public static func count(where predicate: Condition<Self>, in store: ModelStore? = nil) async throws -> Int {
+        try await filter(predicate).count(in: store)
+    }
+
+    /// Whether any record matches `predicate`.
+    public static func exists(where predicate: Condition<Self>, in store: ModelStore? = nil) throws -> Bool {
+        try filter(predicate).exists(in: store)
+    }
+
+    /// `exists(where:in:)`, delivered later on the completion queue.
+    public static func exists(
+        where predicate: Condition<Self>, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Bool, ModelStoreError>) -> Void
+    ) {
+        filter(predicate).exists(in: store, completion: completion)
+    }
+
+    /// `exists(where:in:)` without blocking the calling task.
+    public static func exists(where predicate: Condition<Self>, in store: ModelStore? = nil) async throws -> Bool {
+        try await filter(predicate).exists(in: store)
+    }
+
+    /// Deletes every record matching `predicate`, in one statement; returns how many went.
+    @discardableResult
+    public static func deleteAll(where predicate: Condition<Self>, in store: ModelStore? = nil) throws -> Int {
+        try filter(predicate).deleteAll(in: store)
+    }
+
+    /// `deleteAll(where:in:)` later; `completion` gets the count on the completion queue.
+    public static func deleteAll(
+        where predicate: Condition<Self>, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        filter(predicate).deleteAll(in: store, completion: completion)
+    }
+
+    /// `deleteAll(where:in:)` without blocking the calling task.
+    @discardableResult
+    public static func deleteAll(where predicate: Condition<Self>, in store: ModelStore? = nil) async throws -> Int {
+        try await filter(predicate).deleteAll(in: store)
+    }
+
+    /// Sets properties on every record matching `predicate`, in one statement; returns how
+    /// many records changed.
+    ///
+    /// ```swift
+    /// try Snack.updateAll(where: \.taste == "sweet", set: [.set(\.price, to: 0.99)])
+    /// ```
+    @discardableResult
+    public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.updateAll(filter(predicate), assignments) }
+    }
+
+    /// `updateAll(where:set:in:)` later; `completion` gets the count on the completion queue.
+    public static func updateAll(
+        where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        filter(predicate).updateAll(assignments, in: store, completion: completion)
+    }
+
+    /// `updateAll(where:set:in:)` without blocking the calling task.
+    @discardableResult
+    public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).write { try $0.updateAll(filter(predicate), assignments) }
+    }
+}

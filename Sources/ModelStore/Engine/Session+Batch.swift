@@ -1,0 +1,166 @@
+/// What a batch save did.
+public struct BatchSaveResult: Sendable, Equatable {
+    /// Records that did not exist before and were inserted.
+    public var inserted: Int
+    /// Elements written to a record that already existed, or that an earlier element of the
+    /// same batch had inserted.
+    public var updated: Int
+
+    /// Creates a result.
+    public init(inserted: Int, updated: Int) {
+        self.inserted = inserted
+        self.updated = updated
+    }
+}
+
+extension Session {
+    /// Upserts every model in array order, one reused statement per shape, inside the
+    /// caller's transaction; elements with the same key merge, later over earlier.
+    func save<M: StoredModel>(_ models: [M]) throws -> BatchSaveResult {
+        let table = try table(M.self)
+        let owner = ObjectIdentifier(M.self)
+        let row = RowEncoder(layout: table.layout)
+        var result = BatchSaveResult(inserted: 0, updated: 0)
+        for (offset, model) in models.enumerated() {
+            do {
+                try row.encode(model)
+                switch try upsert(row, key: try table.key(of: row), table, owner) {
+                case .inserted: result.inserted += 1
+                case .updated: result.updated += 1
+                }
+            } catch let error as ModelStoreError {
+                throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
+            }
+        }
+        return result
+    }
+
+    /// Saves `models`, finding existing records by match keys instead of the primary key.
+    func save<M: StoredModel>(_ models: [M], matching keys: MatchKeys<M>) throws -> BatchSaveResult {
+        let table = try table(M.self)
+        let owner = ObjectIdentifier(M.self)
+        let compiler = QueryCompiler(table: table)
+        let shared = try keys.shared.map { try table.matchPosition($0, compiler) }
+        let varying = try keys.varying.map { try table.matchPosition($0, compiler) }
+        guard !varying.isEmpty else {
+            throw ModelStoreError(
+                .invalidQuery, "MatchKeys for \(table.modelName) name no varying property to tell elements apart.",
+                model: table.modelName)
+        }
+
+        // Encode once, keeping each element's values, and check the shared ones agree.
+        var rows: [(values: [SQLValue], present: ColumnMask)] = []
+        rows.reserveCapacity(models.count)
+        let row = RowEncoder(layout: table.layout)
+        for (offset, model) in models.enumerated() {
+            do {
+                try row.encode(model)
+                rows.append((row.values, row.present))
+                try table.checkMatchValues(rows[offset], shared: shared, varying: varying, against: rows.first!, at: offset)
+            } catch let error as ModelStoreError {
+                throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
+            }
+        }
+        guard let first = rows.first else { return BatchSaveResult(inserted: 0, updated: 0) }
+
+        var existing = try existingKeys(
+            table, sharedValues: shared.map { first.values[$0] }, shared: shared, varying: varying,
+            lookups: rows.map { row in varying.map { row.values[$0] } })
+
+        var result = BatchSaveResult(inserted: 0, updated: 0)
+        for (offset, element) in rows.enumerated() {
+            let match = varying.map { element.values[$0] }
+            do {
+                row.load(values: element.values, present: element.present)
+                if let key = existing[match] {
+                    var columns = element.present
+                    for position in table.keyPositions { columns.remove(position) }
+                    if !columns.isEmpty { _ = try update(row, columns: columns, key: key, table, owner) }
+                    result.updated += 1
+                } else {
+                    try insert(row, table, owner)
+                    existing[match] = try table.key(of: row)
+                    result.inserted += 1
+                }
+            } catch let error as ModelStoreError {
+                throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
+            }
+        }
+        return result
+    }
+
+    /// Keys of stored records by their varying values, found in chunks that stay within
+    /// SQLite's parameter limit.
+    private func existingKeys(
+        _ table: TableDescription, sharedValues: [SQLValue], shared: [Int], varying: [Int], lookups: [[SQLValue]]
+    ) throws -> [[SQLValue]: [SQLValue]] {
+        let distinct = Array(Set(lookups))
+        // Full chunks share one statement; a thousand parameters keep its SQL short.
+        let budget = min(connection.maximumParameters, 1_000) - shared.count
+        let chunkSize = max(1, budget / varying.count)
+        let keyList = table.keyNames.map(quoted).joined(separator: ", ")
+        let varyingList = varying.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
+        var condition = shared.map { quoted(table.columns[$0].name) + " = ?" }
+        var found: [[SQLValue]: [SQLValue]] = [:]
+        condition.append("")
+        for start in stride(from: 0, to: distinct.count, by: chunkSize) {
+            let chunk = distinct[start..<min(start + chunkSize, distinct.count)]
+            let tuple = "(" + Array(repeating: "?", count: varying.count).joined(separator: ", ") + ")"
+            condition[condition.count - 1] = varying.count == 1
+                ? "\(varyingList) IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
+                : "(\(varyingList)) IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")"
+            let sql = "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable) WHERE "
+                + condition.joined(separator: " AND ")
+            let statement = try connection.cachedStatement(sql)
+            try statement.forEachRow(sharedValues + chunk.flatMap { $0 }) {
+                let keyCount = Int32(table.keyPositions.count)
+                let key = (0..<keyCount).map { statement.value(at: $0) }
+                let match = (0..<Int32(varying.count)).map { statement.value(at: keyCount + $0) }
+                if let other = found[match], other != key {
+                    throw ModelStoreError(
+                        .ambiguousMatch,
+                        "Two stored \(table.modelName) records (\(table.describeKey(other)) and \(table.describeKey(key))) match the same values \(match.map(\.description).joined(separator: ", ")); a batch cannot tell which to update.",
+                        model: table.modelName, suggestion: "Add properties to MatchKeys.varying until they identify one record.")
+                }
+                found[match] = key
+            }
+        }
+        return found
+    }
+}
+
+extension TableDescription {
+    fileprivate func matchPosition(_ reference: ColumnReference, _ compiler: QueryCompiler) throws -> Int {
+        _ = try compiler.column(reference)
+        return layout.position(of: reference.name)!
+    }
+
+    fileprivate func checkMatchValues(
+        _ row: (values: [SQLValue], present: ColumnMask), shared: [Int], varying: [Int],
+        against first: (values: [SQLValue], present: ColumnMask), at offset: Int
+    ) throws {
+        for position in shared + varying where !row.present.contains(position) {
+            throw ModelStoreError(
+                .invalidQuery, "Element \(offset) does not carry \(modelName).\(columns[position].name), which MatchKeys names.",
+                model: modelName, column: columns[position].name)
+        }
+        for position in shared where row.values[position] != first.values[position] {
+            throw ModelStoreError(
+                .invalidQuery,
+                "Element \(offset) has \(modelName).\(columns[position].name) = \(row.values[position]), but the batch shares \(first.values[position]) for it.",
+                model: modelName, column: columns[position].name, value: row.values[position].description,
+                suggestion: "Shared match properties must be equal in every element; save the groups in separate batches.")
+        }
+    }
+}
+
+extension ModelStoreError {
+    /// The error, saying which element of a batch caused it and that nothing was saved.
+    func inBatch(at offset: Int, of count: Int, table: TableDescription, key: [SQLValue]?) -> ModelStoreError {
+        var error = self
+        error.model = error.model ?? table.modelName
+        if let key { error.key = error.key ?? table.describeKey(key) }
+        error.message = "Element \(offset) of a batch of \(count) \(table.modelName) models failed, so none were saved: " + error.message
+        return error
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+private struct User: StoredModel, Equatable {
+    var id: String
+    var email: String?
+    var city: String?
+    var age: Int?
+    static let primaryKey = ["id"]
+    static let indexes: [TableIndex<User>] = [.unique(\.email), .on(\.city, \.age)]
+}
+
+private struct Item: StoredModel {
+    var id: Int
+    var price: Double?
+    static let primaryKey = ["id"]
+    static let tableName = "Items"
+}
+
+private struct IndexedItem: StoredModel {
+    var id: Int
+    var price: Double?
+    static let primaryKey = ["id"]
+    static let tableName = "Items"
+    static let indexes: [TableIndex<IndexedItem>] = [.on(\.price)]
+}
+
+private struct UniqueItem: StoredModel {
+    var id: Int
+    var price: Double?
+    static let primaryKey = ["id"]
+    static let tableName = "Items"
+    static let indexes: [TableIndex<UniqueItem>] = [.unique(\.price)]
+}
+
+@Suite("Indexes")
+struct IndexTests {
+    private func indexes(_ test: TestStore, _ table: String) throws -> [String: String] {
+        var found: [String: String] = [:]
+        for row in try test.rawRows("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(table)' AND sql IS NOT NULL") {
+            if case .text(let name) = row[0], case .text(let sql) = row[1] { found[name] = sql }
+        }
+        return found
+    }
+
+    @Test func declaredIndexesAreCreatedWithTheTable() throws {
+        let test = try TestStore()
+        _ = try User.count(in: test.store)
+        let found = try indexes(test, "User")
+        #expect(found["unique_User_email"] == #"CREATE UNIQUE INDEX "unique_User_email" ON "User" ("email")"#)
+        #expect(found["index_User_city_age"] == #"CREATE INDEX "index_User_city_age" ON "User" ("city", "age")"#)
+    }
+
+    @Test func anIndexDeclaredLaterIsAdded() throws {
+        let test = try TestStore()
+        try Item(id: 1, price: 2).save(in: test.store)
+        #expect(try indexes(test, "Items").isEmpty)
+        try IndexedItem(id: 2, price: 3).save(in: test.store)
+        #expect(try indexes(test, "Items").keys.sorted() == ["index_Items_price"])
+        let plan = try test.rawRows("EXPLAIN QUERY PLAN SELECT * FROM Items WHERE price > 2")
+        #expect(plan.contains { $0.contains { $0.description.contains("index_Items_price") } })
+    }
+
+    @Test func aUniqueIndexMakesSaveDedupeOnItKeepingTheStoredKey() throws {
+        let test = try TestStore()
+        #expect(try User(id: "u1", email: "a@x", city: "Oslo").save(in: test.store) == .inserted)
+        #expect(try User(id: "u2", email: "a@x", age: 30).save(in: test.store) == .updated)
+        #expect(try User.findAll(in: test.store) == [User(id: "u1", email: "a@x", city: "Oslo", age: 30)])
+        // Records without a value for the unique property never match each other.
+        try User(id: "u3").save(in: test.store)
+        try User(id: "u4").save(in: test.store)
+        #expect(try User.count(in: test.store) == 3)
+    }
+
+    @Test func aUniqueIndexDedupesWithinAndAcrossABatch() throws {
+        let test = try TestStore()
+        try User(id: "stored", email: "s@x").save(in: test.store)
+        let result = try User.save([
+            User(id: "n1", email: "s@x", city: "A"), User(id: "n2", email: "new@x"), User(id: "n3", email: "new@x", age: 5),
+        ], in: test.store)
+        #expect(result == BatchSaveResult(inserted: 1, updated: 2))
+        #expect(try User.findAll(in: test.store) == [
+            User(id: "n2", email: "new@x", age: 5), User(id: "stored", email: "s@x", city: "A"),
+        ])
+    }
+
+    @Test func insertRefusesAModelWhoseUniqueValuesAreTaken() throws {
+        let test = try TestStore()
+        try User(id: "u1", email: "a@x").save(in: test.store)
+        let error = try #require(throws: ModelStoreError.self) { try User(id: "u2", email: "a@x").insert(in: test.store) }
+        #expect(error.code == .alreadyExists)
+        #expect(try User.count(in: test.store) == 1)
+    }
+
+    @Test func aUniqueIndexOverDuplicatedStoredValuesFailsClearly() throws {
+        let test = try TestStore()
+        try Item.save([Item(id: 1, price: 2), Item(id: 2, price: 2)], in: test.store)
+        let error = try #require(throws: ModelStoreError.self) { try UniqueItem(id: 3, price: 4).save(in: test.store) }
+        #expect(error.code == .constraintViolation)
+        #expect(error.model == "UniqueItem")
+        #expect(error.message.contains("share values"))
+        #expect(try Item.count(in: test.store) == 2)
+    }
+
+    @Test func anIndexOnAMissingPropertyIsAModelError() throws {
+        struct Broken: StoredModel {
+            var id: Int
+            static let primaryKey = ["id"]
+            static let indexes: [TableIndex<Broken>] = [.on(columns: ["nope"])]
+        }
+        let error = try #require(throws: ModelStoreError.self) { try Broken(id: 1).save(in: TestStore().store) }
+        #expect(error.code == .invalidModel)
+        #expect(error.column == "nope")
+    }
+}
