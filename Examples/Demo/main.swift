@@ -23,6 +23,59 @@ struct Friendship: StoredModel {
     static let primaryKey = ["userId", "friendId"]
 }
 
+// Relationships: one-to-one (Team–Coach), one-to-many (Team–Players), many-to-many
+// (Worker–Food), and a one-way to-one (Worker–Ticket).
+struct Team: StoredModel {
+    var id: Int64
+    var name: String?
+    @Related var coach: Coach?
+    var players: [Player]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Team>] = [
+        .toOne(\.coach, inverse: \Coach.team),
+        .toMany(\.players, inverse: \Player.team, deleteRule: .cascade),
+    ]
+}
+
+struct Player: StoredModel {
+    var id: Int64
+    var name: String?
+    @Related var team: Team?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Player>] = [.toOne(\.team, inverse: \Team.players)]
+}
+
+struct Coach: StoredModel {
+    var id: Int64
+    var name: String?
+    @Related var team: Team?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Coach>] = [.toOne(\.team, inverse: \Team.coach)]
+}
+
+struct Ticket: StoredModel {
+    var id: Int64
+    var seat: String?
+    static let primaryKey = ["id"]
+}
+
+struct Worker: StoredModel {
+    var id: Int64
+    var name: String?
+    var snacks: [Food]?
+    var ticket: Ticket?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Worker>] = [.toMany(\.snacks, inverse: \Food.workers), .toOne(\.ticket)]
+}
+
+struct Food: StoredModel {
+    var id: Int64
+    var name: String?
+    var workers: [Worker]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Food>] = [.toMany(\.workers, inverse: \Worker.snacks)]
+}
+
 func show(_ title: String, _ value: Any) {
     print("• \(title): \(value)")
 }
@@ -38,6 +91,9 @@ do {
     print("Store file: \(ModelStore.defaultLocation.path)\n")
     try Snack.deleteAll()
     try Friendship.deleteAll()
+    for model in [Team.self, Player.self, Coach.self, Worker.self, Food.self, Ticket.self] as [any StoredModel.Type] {
+        _ = try model.deleteAll()
+    }
 
     // Save is an upsert: insert when the key is new…
     show("save Pocky", try Snack(snackId: 123, name: "Pocky", price: 1.1, tags: ["chocolate"], createdAt: Date()).save())
@@ -77,6 +133,24 @@ do {
     show("counts by taste", try Snack.filter(\.snackId > 200).countsGrouped(by: \.taste).map { "\($0.key ?? "-"): \($0.value)" }.sorted())
     show("repriced", try Snack.updateAll(where: \.taste == "salty", set: [.set(\.price, to: 0.99)]))
     show("deleted cheap ones", try Snack.deleteAll(where: \.price < 1))
+
+    // A graph saved in one go: the team, its coach and players, and the links.
+    var rockets = Team(id: 1, name: "Rockets")
+    rockets.coach = Coach(id: 1, name: "Dee")
+    rockets.players = [Player(id: 1, name: "Ann"), Player(id: 2, name: "Bo"), Player(id: 3, name: "Cy")]
+    try rockets.save()
+    let team = try Team.find(key: 1)!
+    show("team", "\(team.name!) coached by \(team.coach!.name!), players \(team.players!.map { $0.name! })")
+    show("a player's team (not walked back further)", team.players![0].team!.name!)
+
+    var worker = Worker(id: 1, name: "Wu", ticket: Ticket(id: 9, seat: "A1"))
+    worker.snacks = [Food(id: 1, name: "Pocky"), Food(id: 2, name: "Kitkat")]
+    try worker.save()
+    show("worker's snacks", try Worker.find(key: 1)!.snacks!.map { $0.name! })
+    show("who eats Kitkat", try Food.find(key: 2)!.workers!.map { $0.name! })
+    show("worker's ticket", try Worker.find(key: 1)!.ticket!.seat!)
+    show("deleting the team cascades to its players", try Team.delete(key: 1))
+    show("players left", try Player.count())
 
     // Completion handlers and async/await.
     let done = DispatchSemaphore(value: 0)

@@ -1,7 +1,8 @@
 extension StoredModel {
     static var modelName: String { String(describing: Self.self) }
 
-    /// The model whose single-property primary key is `key`, or nil.
+    /// The model whose single-property primary key is `key`, or nil, with the relationships
+    /// `loading` names (by default its own, one level deep; see `LoadOptions`).
     ///
     /// ```swift
     /// let snack = try Snack.find(key: 123)   // SELECT … FROM "Snack" WHERE "snackId" = ?
@@ -9,8 +10,8 @@ extension StoredModel {
     /// - Throws: `ModelStoreError` — `.invalidKey` when the model's key has several
     ///   properties or `key` can never match its column, `.decodingFailed` when the stored
     ///   record does not decode.
-    public static func find(key: some SQLValueConvertible, in store: ModelStore? = nil) throws -> Self? {
-        try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName)) }
+    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil) throws -> Self? {
+        try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }
     }
 
     /// The model whose composite primary key has these components, or nil.
@@ -20,51 +21,52 @@ extension StoredModel {
     /// ```
     /// - Throws: `ModelStoreError` with code `.invalidKey` when a component is missing,
     ///   extra, or of a type its column can never match.
-    public static func find(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) throws -> Self? {
-        try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName)) }
+    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil) throws -> Self? {
+        try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }
     }
 
     /// Finds by key later; `completion` gets the model or nil on the completion queue.
     public static func find(
-        key: some SQLValueConvertible, in store: ModelStore? = nil,
+        key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
-        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .single(key, model: modelName)) }, completion: completion)
+        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }, completion: completion)
     }
 
     /// Finds by composite key later; `completion` gets the model or nil.
     public static func find(
-        key: [String: any SQLValueConvertible], in store: ModelStore? = nil,
+        key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
-        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .components(key, model: modelName)) }, completion: completion)
+        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }, completion: completion)
     }
 
     /// Finds by key without blocking the calling task.
-    public static func find(key: some SQLValueConvertible, in store: ModelStore? = nil) async throws -> Self? {
-        try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName)) }
+    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> Self? {
+        try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }
     }
 
     /// Finds by composite key without blocking the calling task.
-    public static func find(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) async throws -> Self? {
-        try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName)) }
+    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> Self? {
+        try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }
     }
 
-    /// Every stored model, in primary-key order.
-    public static func findAll(in store: ModelStore? = nil) throws -> [Self] {
-        try ModelStore.resolve(store).read { try $0.findAll(Self.self) }
+    /// Every stored model, in primary-key order, with the relationships `loading` names.
+    public static func findAll(loading: LoadOptions = .direct, in store: ModelStore? = nil) throws -> [Self] {
+        try ModelStore.resolve(store).read { try $0.findAll(Self.self, loading: loading) }
     }
 
     /// Every stored model, delivered later on the completion queue.
     public static func findAll(
-        in store: ModelStore? = nil, completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
+        loading: LoadOptions = .direct, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
     ) {
-        ModelStore.resolve(store).read({ try $0.findAll(Self.self) }, completion: completion)
+        ModelStore.resolve(store).read({ try $0.findAll(Self.self, loading: loading) }, completion: completion)
     }
 
     /// Every stored model, without blocking the calling task.
-    public static func findAll(in store: ModelStore? = nil) async throws -> [Self] {
-        try await ModelStore.resolve(store).read { try $0.findAll(Self.self) }
+    public static func findAll(loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> [Self] {
+        try await ModelStore.resolve(store).read { try $0.findAll(Self.self, loading: loading) }
     }
 
     /// How many records are stored.

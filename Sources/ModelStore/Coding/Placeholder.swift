@@ -54,6 +54,7 @@ enum Placeholder {
     /// fallback applied), what the type asked for first, and the error that stopped it.
     static func make<T: Decodable>(_ type: T.Type, depth: Int) -> (value: T?, request: ContainerRequest?, failure: (any Error)?) {
         if let standard = standard(type) { return (standard.value, .single(standard.storage), nil) }
+        if let empty = type as? any EmptyRelationshipValue.Type { return (empty.emptyValue as? T, nil, nil) }
         guard depth < 32 else {
             return (nil, nil, ModelStoreError(.invalidModel, "\(T.self) nests itself too deeply to derive a table."))
         }

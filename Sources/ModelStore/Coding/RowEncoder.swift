@@ -48,6 +48,12 @@ final class RowEncoder: Encoder {
         self.present = present
     }
 
+    /// Writes `value` at `position` (a link column the model itself does not encode).
+    func set(_ value: SQLValue, at position: Int) {
+        values[position] = value
+        present.insert(position)
+    }
+
     /// Marks `position` as written with NULL: an explicit clear.
     func setNull(at position: Int) {
         values[position] = .null

@@ -15,6 +15,12 @@ enum SchemaProbe {
         return layout
     }
 
+    /// An instance made of placeholders (nil optionals, empty relationships), for finding
+    /// out which property a key path reaches.
+    static func placeholder<M: Decodable>(of type: M.Type) throws -> M {
+        try M(from: ProbeDecoder(modelName: String(describing: type)))
+    }
+
     static func layout<M: Decodable>(of type: M.Type, modelName: String) throws -> ColumnLayout {
         let probe = ProbeDecoder(modelName: modelName)
         do {
@@ -73,13 +79,12 @@ final class ProbeDecoder: Decoder {
             valueType = wrapper.wrappedDecodableType
         }
         let (coding, storage, value, failure) = classify(valueType)
-        if !seen.contains(key) {
-            seen.insert(key)
-            columns.append(
-                ColumnDescription(
-                    name: key, storage: storage, isOptional: isOptional, coding: coding,
-                    typeName: String(describing: valueType)))
+        if !optional, let empty = type as? any EmptyRelationshipValue.Type {
+            // A @Related relationship: never a column, and empty until loaded.
+            record(key, storage: storage, isOptional: true, coding: coding, typeName: String(describing: valueType))
+            return (empty.emptyValue as! T)
         }
+        record(key, storage: storage, isOptional: isOptional, coding: coding, typeName: String(describing: valueType))
         if optional { return nil }
         if let wrapper = type as? any OptionalDecodable.Type { return (wrapper.nilValue as! T) }
         if let value = value as? T { return value }
@@ -89,6 +94,11 @@ final class ProbeDecoder: Decoder {
                 + (failure.map { " (\($0))" } ?? "") + ".",
             model: modelName, column: key,
             suggestion: "Make \(T.self) CaseIterable, or make '\(key)' Optional.")
+    }
+
+    private func record(_ key: String, storage: StorageType, isOptional: Bool, coding: ColumnCoding, typeName: String) {
+        guard seen.insert(key).inserted else { return }
+        columns.append(ColumnDescription(name: key, storage: storage, isOptional: isOptional, coding: coding, typeName: typeName))
     }
 
     private func classify(_ type: any Decodable.Type) -> (ColumnCoding, StorageType, Any?, (any Error)?) {

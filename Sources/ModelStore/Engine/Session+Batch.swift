@@ -24,7 +24,11 @@ extension Session {
         for (offset, model) in models.enumerated() {
             do {
                 try row.encode(model)
-                switch try upsert(row, key: try table.key(of: row), table, owner) {
+                // An element with relationships is saved with its graph; no lookup runs for it either.
+                let outcome = table.relationships.isEmpty
+                    ? try upsert(row, key: try table.key(of: row), table, owner)
+                    : try GraphSaver(session: self).save(model, mode: .upsert).outcome
+                switch outcome {
                 case .inserted: result.inserted += 1
                 case .updated: result.updated += 1
                 }

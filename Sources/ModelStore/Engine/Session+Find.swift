@@ -1,9 +1,13 @@
 extension Session {
     /// The model with `key`, or nil.
-    func find<M: StoredModel>(_ type: M.Type, key: KeyInput) throws -> M? {
+    func find<M: StoredModel>(_ type: M.Type, key: KeyInput, loading: LoadOptions = .direct) throws -> M? {
         let table = try table(type)
         let values = try table.keyValues(key)
         let statement = try statement(.findByKey, table, owner: ObjectIdentifier(type))
+        guard table.relationships.isEmpty else {
+            try statement.bind(values)
+            return try readModels(type, from: statement, table: table, loading: loading).first
+        }
         defer { statement.reset() }
         try statement.bind(values)
         guard try statement.step() else { return nil }
@@ -12,10 +16,10 @@ extension Session {
     }
 
     /// Every model, in primary-key order.
-    func findAll<M: StoredModel>(_ type: M.Type) throws -> [M] {
+    func findAll<M: StoredModel>(_ type: M.Type, loading: LoadOptions = .direct) throws -> [M] {
         let table = try table(type)
         let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
-        return try decodeAll(type, from: statement, table: table)
+        return try readModels(type, from: statement, table: table, loading: loading)
     }
 
     /// Decodes every row `statement` returns (already bound) and resets it.

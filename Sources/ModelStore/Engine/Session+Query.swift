@@ -5,7 +5,7 @@ extension Session {
         let compiled = try QueryCompiler(table: table).select(table.selectList, query)
         let statement = try connection.cachedStatement(compiled.sql)
         try statement.bind(compiled.values)
-        return try decodeAll(M.self, from: statement, table: table)
+        return try readModels(M.self, from: statement, table: table, loading: query.loadOptions)
     }
 
     /// The first model the query selects, or nil.
@@ -33,7 +33,12 @@ extension Session {
     /// Deletes the records the query selects, in one statement; returns how many went.
     func deleteAll<M: StoredModel>(_ query: Query<M>) throws -> Int {
         let table = try table(M.self)
-        let statement = SQLFragment("DELETE FROM \(table.quotedTable)") + (try selection(query, table))
+        let selection = try selection(query, table)
+        guard table.relationships.isEmpty else {
+            let condition = selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
+            return try delete(M.self, where: condition, describing: "\(table.modelName) records matching the query")
+        }
+        let statement = SQLFragment("DELETE FROM \(table.quotedTable)") + selection
         try connection.cachedStatement(statement.sql).execute(statement.values)
         return connection.changes
     }

@@ -23,6 +23,9 @@ extension Session {
     /// optionals leave stored values alone, and `clearing` names optionals to set to NULL.
     func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
         let table = try table(M.self)
+        guard table.relationships.isEmpty else {
+            return try GraphSaver(session: self).save(model, mode: mode, clearing: clearing).outcome
+        }
         let row = RowEncoder(layout: table.layout)
         try row.encode(model)
         for name in clearing {

@@ -18,8 +18,16 @@ public struct Query<Model: StoredModel>: Sendable {
     var limit: Int?
     var offset: Int?
     var failure: ModelStoreError?
+    var loadOptions: LoadOptions = .direct
 
     init() {}
+
+    /// Which relationships `findAll` and `findFirst` fill (default `.direct`).
+    public func loading(_ options: LoadOptions) -> Query {
+        var query = self
+        query.loadOptions = options
+        return query
+    }
 
     /// Only records matching `predicate`, in addition to any earlier filter.
     public func filter(_ predicate: Condition<Model>) -> Query {

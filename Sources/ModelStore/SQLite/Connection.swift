@@ -160,11 +160,31 @@ final class Connection {
             } else {
                 try execute("RELEASE \(savepoint)")
             }
-        } catch {
+        } catch var error as ModelStoreError {
+            if error.sqliteCode == 787 { error = explainForeignKeyFailure(error) }   // SQLITE_CONSTRAINT_FOREIGNKEY
             rollback(depth: depth, savepoint: savepoint)
             throw error
         }
         return result
+    }
+
+    /// A deferred foreign key failed at COMMIT, which SQLite reports without naming a table;
+    /// the transaction is still open, so ask which rows refer to missing ones.
+    private func explainForeignKeyFailure(_ error: ModelStoreError) -> ModelStoreError {
+        var error = error
+        guard let check = try? makeStatement("PRAGMA foreign_key_check") else { return error }
+        var problems: [String: (parent: String, count: Int)] = [:]
+        try? check.forEachRow {
+            let table = check.string(at: 0)
+            problems[table] = (check.string(at: 2), (problems[table]?.count ?? 0) + 1)
+        }
+        guard !problems.isEmpty else { return error }
+        let listed = problems.sorted { $0.key < $1.key }
+            .map { "\($0.value.count) \($0.key) record(s) would refer to missing \($0.value.parent) records" }
+        error.message = "The transaction cannot commit: " + listed.joined(separator: "; ") + "."
+        error.model = problems.keys.sorted().first
+        error.suggestion = "Delete or unlink the referring records in the same transaction, or use the delete rule nullify or cascade."
+        return error
     }
 
     /// Runs `body` in a deferred read transaction, so several queries see one snapshot.

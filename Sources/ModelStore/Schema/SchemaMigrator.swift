@@ -15,6 +15,11 @@ enum SchemaMigrator {
             try connection.execute(createTableSQL(table))
         }
         try createIndexes(table, on: connection)
+        for relationship in table.relationships {
+            if case .joinTable(let join) = relationship.storage {
+                for sql in join.createSQL { try connection.execute(sql) }
+            }
+        }
     }
 
     private static func createIndexes(_ table: TableDescription, on connection: Connection) throws {
@@ -38,6 +43,7 @@ enum SchemaMigrator {
             // clearly when an older record has no value for a non-optional property.
             var sql = "ALTER TABLE \(table.quotedTable) ADD COLUMN \(quoted(column.name))"
             if column.storage != .untyped { sql += " \(column.storage.rawValue)" }
+            if let reference = table.singleColumnReference(for: column.name) { sql += " " + reference }
             try connection.execute(sql)
         }
     }
@@ -48,6 +54,13 @@ enum SchemaMigrator {
         guard let existing = try inspect(table, on: connection) else { return false }
         try checkPrimaryKey(table, existing)
         guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return false }
+        for relationship in table.relationships {
+            if case .joinTable(let join) = relationship.storage,
+                try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(join.name)]) == nil
+            {
+                return false
+            }
+        }
         for index in table.indexes {
             guard try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index.name)]) != nil
             else { return false }
@@ -90,6 +103,7 @@ enum SchemaMigrator {
         }
         // A single INTEGER key declared this way becomes the rowid itself: the fastest lookup.
         definitions.append("PRIMARY KEY (" + table.keyNames.map(quoted).joined(separator: ", ") + ")")
+        definitions += table.foreignKeyConstraints
         return "CREATE TABLE IF NOT EXISTS \(table.quotedTable) (" + definitions.joined(separator: ", ") + ")"
     }
 }

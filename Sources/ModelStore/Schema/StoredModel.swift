@@ -29,6 +29,9 @@ public protocol StoredModel: Codable, Sendable {
 
     /// Indexes on the table, single, composite or unique. Defaults to none.
     static var indexes: [TableIndex<Self>] { get }
+
+    /// The properties that hold other models, with their inverses. Defaults to none.
+    static var relationships: [Relationship<Self>] { get }
 }
 
 extension StoredModel {
@@ -37,4 +40,7 @@ extension StoredModel {
 
     /// No indexes beyond the primary key.
     public static var indexes: [TableIndex<Self>] { [] }
+
+    /// No relationships.
+    public static var relationships: [Relationship<Self>] { [] }
 }

@@ -20,6 +20,10 @@ struct TableDescription: Sendable {
     let indexes: [IndexDescription]
     /// Whether the key is one INTEGER column, which SQLite makes the rowid itself.
     let hasIntegerKey: Bool
+    /// The model's relationships, in the order `relationships` declares them.
+    let relationships: [RelationshipDescription]
+    /// Columns holding to-one links (after the property columns in the layout).
+    let foreignKeyColumns: [ColumnDescription]
 
     var columns: [ColumnDescription] { layout.columns }
     var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
@@ -37,12 +41,24 @@ struct TableDescription: Sendable {
 
     private init<M: StoredModel>(_ type: M.Type) throws {
         let modelName = String(describing: type)
-        let layout = try SchemaProbe.layout(of: type, modelName: modelName)
+        let probed = try SchemaProbe.cachedLayout(of: type)
+        // Relationship properties are not columns; their links live in key columns.
+        let properties = probed.removing(Set(M.relationships.map(\.property)))
+        // The key comes first: relationships of other models need it.
+        let keyPositions = try Self.keyPositions(M.primaryKey, layout: properties, modelName: modelName)
+        let (relationships, foreignKeys) = try Self.relationships(of: type, layout: properties, modelName: modelName)
+        let layout = ColumnLayout(
+            modelName: modelName, columns: properties.columns + foreignKeys, skippedKeys: properties.skippedKeys)
         let tableName = M.tableName
         try Self.validate(tableName: tableName, layout: layout, modelName: modelName)
-        let keyPositions = try Self.keyPositions(M.primaryKey, layout: layout, modelName: modelName)
-        let indexes = try Self.indexes(
-            M.indexes.map { ($0.columns, $0.isUnique) }, layout: layout, tableName: tableName, modelName: modelName)
+        var declared = M.indexes.map { (columns: $0.columns, isUnique: $0.isUnique) }
+        for relationship in relationships {
+            // Links are looked up by these columns; a one-to-one allows one link per target.
+            if case .foreignKeyHere(let positions, let unique) = relationship.storage {
+                declared.append((positions.map { layout.columns[$0].name }, unique))
+            }
+        }
+        let indexes = try Self.indexes(declared, layout: layout, tableName: tableName, modelName: modelName)
 
         self.modelName = modelName
         self.tableName = tableName
@@ -54,6 +70,8 @@ struct TableDescription: Sendable {
         self.keyCondition = keyPositions.map { quoted(layout.columns[$0].name) + " = ?" }
             .joined(separator: " AND ")
         self.indexes = indexes
+        self.relationships = relationships
+        self.foreignKeyColumns = foreignKeys
         self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer
     }
 

@@ -35,6 +35,11 @@ struct Session {
         case .writer:
             try SchemaMigrator.prepare(table, on: connection)
             link.pending[id] = table
+            // Foreign keys need their targets' tables, even for links that are NULL.
+            for relationship in table.relationships {
+                func prepare<T: StoredModel>(_ target: T.Type) throws { _ = try self.table(target) }
+                try prepare(relationship.target)
+            }
         case .reader:
             throw NeedsWriter()
         case .pinnedReader:

@@ -1,0 +1,82 @@
+/// A to-one relationship property that may refer back to its own model's type.
+///
+/// Two structs cannot hold each other directly — `Team` with a `Coach?` and `Coach` with a
+/// `Team?` would be infinitely large — so one side (or both) stores its value indirectly:
+///
+/// ```swift
+/// struct Coach: StoredModel {
+///     var id: Int64
+///     @Related var team: Team?        // reads and writes as Team?
+///     …
+/// }
+/// ```
+///
+/// It codes as its value would (`null` or the object), so models stay plain `Codable`.
+/// A missing key decodes as `nil`.
+@propertyWrapper
+public struct Related<Target: StoredModel>: Sendable {
+    private indirect enum Storage: Sendable {
+        case empty
+        case value(Target)
+    }
+
+    private var storage: Storage
+
+    /// The related model, or nil.
+    public var wrappedValue: Target? {
+        get {
+            if case .value(let target) = storage { return target }
+            return nil
+        }
+        set { storage = newValue.map(Storage.value) ?? .empty }
+    }
+
+    /// A relationship holding `wrappedValue`.
+    public init(wrappedValue: Target? = nil) {
+        storage = wrappedValue.map(Storage.value) ?? .empty
+    }
+}
+
+extension Related: Codable {
+    /// Decodes the related model, or nil from `null`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(wrappedValue: container.decodeNil() ? nil : try container.decode(Target.self))
+    }
+
+    /// Encodes the related model, or `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let target = wrappedValue { try container.encode(target) } else { try container.encodeNil() }
+    }
+}
+
+extension Related: Equatable where Target: Equatable {
+    /// Equal when both hold equal models or both are empty.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
+}
+
+extension Related: Hashable where Target: Hashable {
+    /// Hashes the related model.
+    public func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
+}
+
+extension KeyedDecodingContainer {
+    /// Lets a `@Related` property be absent from the data, as an Optional may be: synthesized
+    /// `init(from:)` calls this overload for wrapped properties.
+    public func decode<Target>(_ type: Related<Target>.Type, forKey key: Key) throws -> Related<Target> {
+        try decodeIfPresent(type, forKey: key) ?? Related()
+    }
+}
+
+/// A type the schema probe and decoders can make empty without decoding anything:
+/// relationship values, filled later by the graph loader.
+protocol EmptyRelationshipValue {
+    static var emptyValue: Self { get }
+    var isEmpty: Bool { get }
+}
+
+extension Related: EmptyRelationshipValue {
+    static var emptyValue: Self { Related() }
+    var isEmpty: Bool { wrappedValue == nil }
+}

@@ -1,0 +1,173 @@
+/// Whether a relationship holds one model or many.
+enum RelationshipKind: Sendable {
+    case toOne, toMany
+}
+
+/// What happens to related records when a record is deleted.
+public enum DeleteRule: Sendable {
+    /// The related records stay; their link to the deleted record is removed. The default.
+    case nullify
+    /// The related records are deleted too (and their own rules apply).
+    case cascade
+    /// Deleting fails with `.constraintViolation` while related records exist.
+    case deny
+    /// ModelStore does nothing; the foreign key then refuses to commit while related records
+    /// still refer to the deleted one (SQL's NO ACTION), so the transaction must fix them.
+    case noAction
+}
+
+/// One relationship of a model, declared with key paths so the compiler checks names and
+/// types:
+///
+/// ```swift
+/// struct Team: StoredModel {
+///     var id: Int64
+///     var name: String?
+///     @Related var coach: Coach?            // one-to-one
+///     var players: [Player]?                // one-to-many
+///     static let primaryKey = ["id"]
+///     static let relationships: [Relationship<Team>] = [
+///         .toOne(\.coach, inverse: \Coach.team),
+///         .toMany(\.players, inverse: \Player.team, deleteRule: .cascade),
+///     ]
+/// }
+/// ```
+///
+/// A to-one property is Optional (`Target?`, or `@Related var x: Target?` when the two
+/// models refer to each other); a to-many property is `[Target]?` or `[Target]`. The inverse
+/// is optional: without one, a relationship is one-way. Both sides of a pair must declare
+/// each other; ModelStore checks that on first use.
+public struct Relationship<Model: StoredModel>: @unchecked Sendable {
+    // @unchecked: holds key paths (immutable objects) inside its accessor closures.
+    let property: String
+    let kind: RelationshipKind
+    let target: any StoredModel.Type
+    let inverse: String?
+    let inverseKind: RelationshipKind?
+    let deleteRule: DeleteRule
+    /// The related models the property holds; nil when it is nil (links stay as stored).
+    let read: (Model) -> [any StoredModel]?
+    /// Stores loaded models into the property.
+    let write: (inout Model, [any StoredModel]) -> Void
+
+    // MARK: To-one
+
+    /// A one-way to-one relationship: the model stores the target's key.
+    public static func toOne<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, Target?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toOne(property, inverse: nil, inverseKind: nil, deleteRule)
+    }
+
+    /// One side of a one-to-one relationship.
+    public static func toOne<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, Target?>, inverse: KeyPath<Target, Model?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toOne(property, inverse: PropertyName.of(toOne: inverse), inverseKind: .toOne, deleteRule)
+    }
+
+    /// The "one" end of a one-to-many relationship seen from the many side (a player's team).
+    public static func toOne<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, Target?>, inverse: KeyPath<Target, [Model]?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toOne(property, inverse: PropertyName.of(inverse), inverseKind: .toMany, deleteRule)
+    }
+
+    /// The "one" end of a one-to-many relationship whose inverse is a non-optional array.
+    public static func toOne<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, Target?>, inverse: KeyPath<Target, [Model]>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toOne(property, inverse: PropertyName.of(inverse), inverseKind: .toMany, deleteRule)
+    }
+
+    private static func toOne<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, Target?>, inverse: String?, inverseKind: RelationshipKind?, _ deleteRule: DeleteRule
+    ) -> Relationship {
+        Relationship(
+            property: PropertyName.of(toOne: property), kind: .toOne, target: Target.self, inverse: inverse,
+            inverseKind: inverseKind, deleteRule: deleteRule,
+            read: { model in model[keyPath: property].map { [$0] } },
+            write: { model, values in model[keyPath: property] = values.first as? Target })
+    }
+
+    // MARK: To-many
+
+    /// A one-way to-many relationship, stored in a join table.
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toMany(property, inverse: nil, inverseKind: nil, deleteRule)
+    }
+
+    /// The "many" end of a one-to-many relationship (a team's players).
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]?>, inverse: KeyPath<Target, Model?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toMany(property, inverse: PropertyName.of(toOne: inverse), inverseKind: .toOne, deleteRule)
+    }
+
+    /// One side of a many-to-many relationship, stored in a join table.
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]?>, inverse: KeyPath<Target, [Model]?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toMany(property, inverse: PropertyName.of(inverse), inverseKind: .toMany, deleteRule)
+    }
+
+    /// One side of a many-to-many relationship whose inverse is a non-optional array.
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]?>, inverse: KeyPath<Target, [Model]>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toMany(property, inverse: PropertyName.of(inverse), inverseKind: .toMany, deleteRule)
+    }
+
+    private static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]?>, inverse: String?, inverseKind: RelationshipKind?, _ deleteRule: DeleteRule
+    ) -> Relationship {
+        Relationship(
+            property: PropertyName.of(property), kind: .toMany, target: Target.self, inverse: inverse,
+            inverseKind: inverseKind, deleteRule: deleteRule,
+            read: { model in model[keyPath: property] },
+            write: { model, values in model[keyPath: property] = values.compactMap { $0 as? Target } })
+    }
+
+    // MARK: To-many as a non-optional array
+
+    /// A one-way to-many relationship held in a non-optional array. The array is always the
+    /// complete set: saving a model whose array is empty unlinks every stored target.
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toManyArray(property, inverse: nil, inverseKind: nil, deleteRule)
+    }
+
+    /// The "many" end of a one-to-many relationship held in a non-optional array.
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]>, inverse: KeyPath<Target, Model?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toManyArray(property, inverse: PropertyName.of(toOne: inverse), inverseKind: .toOne, deleteRule)
+    }
+
+    /// One side of a many-to-many relationship held in a non-optional array.
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]>, inverse: KeyPath<Target, [Model]?>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toManyArray(property, inverse: PropertyName.of(inverse), inverseKind: .toMany, deleteRule)
+    }
+
+    /// One side of a many-to-many relationship, both sides non-optional arrays.
+    public static func toMany<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]>, inverse: KeyPath<Target, [Model]>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        toManyArray(property, inverse: PropertyName.of(inverse), inverseKind: .toMany, deleteRule)
+    }
+
+    private static func toManyArray<Target: StoredModel>(
+        _ property: WritableKeyPath<Model, [Target]>, inverse: String?, inverseKind: RelationshipKind?, _ deleteRule: DeleteRule
+    ) -> Relationship {
+        Relationship(
+            property: PropertyName.of(property), kind: .toMany, target: Target.self, inverse: inverse,
+            inverseKind: inverseKind, deleteRule: deleteRule,
+            read: { model in model[keyPath: property] },
+            write: { model, values in model[keyPath: property] = values.compactMap { $0 as? Target } })
+    }
+}
