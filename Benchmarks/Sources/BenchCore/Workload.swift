@@ -1,0 +1,61 @@
+/// The workloads, each run by all three contenders on a fresh database file.
+public enum Workload: String, CaseIterable, Sendable {
+    case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w5 = "W5"
+    case w6 = "W6", w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10"
+
+    public var title: String {
+        switch self {
+        case .w1: return "insert N new models"
+        case .w2: return "batch upsert N, half stored"
+        case .w3: return "fetch all N"
+        case .w4: return "10,000 fetches by key"
+        case .w5: return "1,000 filtered sorted pages"
+        case .w6: return "load teams with 20 players"
+        case .w7: return "load workers with 10 snacks (m2m)"
+        case .w8: return "delete where price < median"
+        case .w9: return "save teams+players as graphs"
+        case .w10: return "2 readers by key + 1 batch writer"
+        }
+    }
+
+    /// ModelStore ÷ C must stay at or under this (nil: no goal against C).
+    public var goal: Double? {
+        switch self {
+        case .w1: return 1.5
+        case .w2: return 2.0
+        case .w3: return 2.0
+        case .w4: return 3.0
+        case .w5: return 1.3
+        case .w6, .w7: return 2.0
+        case .w8: return 1.1
+        case .w9: return 2.0
+        case .w10: return nil
+        }
+    }
+
+    /// W10 reports a rate (fetches per second) rather than a time.
+    public var isRate: Bool { self == .w10 }
+}
+
+/// One contender's setup for one workload: `timed` is measured, `verify` is not.
+public struct PreparedRun {
+    public let timed: () throws -> Void
+    /// A checksum of the workload's result (read results, or the stored table afterwards).
+    public let verify: () throws -> Checksum
+    /// For rate workloads: how many operations `timed` completed.
+    public let operations: () -> Int
+
+    public init(timed: @escaping () throws -> Void, verify: @escaping () throws -> Checksum, operations: @escaping () -> Int = { 0 }) {
+        self.timed = timed
+        self.verify = verify
+        self.operations = operations
+    }
+}
+
+/// A way of running the workloads: hand-written C, GRDB, or ModelStore.
+public protocol Contender {
+    var name: String { get }
+    /// Creates a fresh database at `path` with what the workload needs stored (not timed)
+    /// and returns the run.
+    func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun
+}

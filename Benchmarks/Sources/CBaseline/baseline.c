@@ -1,0 +1,334 @@
+#include "CBaseline.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <math.h>
+#include <stdio.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cb_db {
+    sqlite3 *handle;
+};
+
+cb_db *cb_open(const char *path) {
+    cb_db *db = calloc(1, sizeof(cb_db));
+    if (sqlite3_open_v2(path, &db->handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        return db;
+    }
+    sqlite3_busy_timeout(db->handle, 5000);
+    sqlite3_exec(db->handle, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    return db;
+}
+
+void cb_close(cb_db *db) {
+    sqlite3_close_v2(db->handle);
+    free(db);
+}
+
+int cb_exec(cb_db *db, const char *sql) {
+    return sqlite3_exec(db->handle, sql, NULL, NULL, NULL);
+}
+
+const char *cb_error(cb_db *db) {
+    return sqlite3_errmsg(db->handle);
+}
+
+/// A row as a layer would materialize it: numbers, and strings copied out of SQLite.
+typedef struct {
+    int64_t id;
+    char *name;
+    double price;
+    int64_t quantity;
+    double created_at;
+    char *note;
+} cb_row;
+
+static char *copy_text(sqlite3_stmt *statement, int column) {
+    const unsigned char *text = sqlite3_column_text(statement, column);
+    if (!text) return NULL;
+    int length = sqlite3_column_bytes(statement, column);
+    char *copy = malloc((size_t)length + 1);
+    memcpy(copy, text, (size_t)length + 1);
+    return copy;
+}
+
+static void read_row(sqlite3_stmt *statement, cb_row *row) {
+    row->id = sqlite3_column_int64(statement, 0);
+    row->name = copy_text(statement, 1);
+    row->price = sqlite3_column_double(statement, 2);
+    row->quantity = sqlite3_column_int64(statement, 3);
+    row->created_at = sqlite3_column_double(statement, 4);
+    row->note = copy_text(statement, 5);
+}
+
+static void add(cb_sum *sum, int64_t key, const char *text, double price) {
+    sum->count += 1;
+    sum->keys += key;
+    sum->text += text ? (int64_t)strlen(text) : 0;
+    sum->cents += (int64_t)llround(price * 100);
+}
+
+static void free_row(cb_row *row) {
+    free(row->name);
+    free(row->note);
+}
+
+static int bind_item(sqlite3_stmt *statement, const cb_item *item) {
+    sqlite3_bind_int64(statement, 1, item->id);
+    sqlite3_bind_text(statement, 2, item->name, -1, SQLITE_STATIC);
+    sqlite3_bind_double(statement, 3, item->price);
+    sqlite3_bind_int64(statement, 4, item->quantity);
+    sqlite3_bind_double(statement, 5, item->created_at);
+    if (item->note) sqlite3_bind_text(statement, 6, item->note, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(statement, 6);
+    return 0;
+}
+
+static int write_items(cb_db *db, const char *sql, const cb_item *items, int count) {
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 1;
+    sqlite3_exec(db->handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    for (int i = 0; i < count; i++) {
+        bind_item(statement, &items[i]);
+        if (sqlite3_step(statement) != SQLITE_DONE) {
+            sqlite3_finalize(statement);
+            sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+            return 1;
+        }
+        sqlite3_reset(statement);
+    }
+    sqlite3_finalize(statement);
+    return sqlite3_exec(db->handle, "COMMIT", NULL, NULL, NULL);
+}
+
+int cb_insert_items(cb_db *db, const cb_item *items, int count) {
+    return write_items(db,
+        "INSERT INTO item (id, name, price, quantity, createdAt, note) VALUES (?, ?, ?, ?, ?, ?)", items, count);
+}
+
+int cb_upsert_items(cb_db *db, const cb_item *items, int count) {
+    return write_items(db,
+        "INSERT INTO item (id, name, price, quantity, createdAt, note) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET name = excluded.name, price = excluded.price, quantity = excluded.quantity, "
+        "createdAt = excluded.createdAt, note = excluded.note", items, count);
+}
+
+static const char *item_columns = "id, name, price, quantity, createdAt, note";
+
+int cb_fetch_all(cb_db *db, cb_sum *sum) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s FROM item ORDER BY id", item_columns);
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 1;
+    int capacity = 1024, count = 0;
+    cb_row *rows = malloc(sizeof(cb_row) * (size_t)capacity);
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        if (count == capacity) {
+            capacity *= 2;
+            rows = realloc(rows, sizeof(cb_row) * (size_t)capacity);
+        }
+        read_row(statement, &rows[count++]);
+    }
+    sqlite3_finalize(statement);
+    for (int i = 0; i < count; i++) {
+        add(sum, rows[i].id, rows[i].name, rows[i].price);
+        free_row(&rows[i]);
+    }
+    free(rows);
+    return 0;
+}
+
+int cb_fetch_by_keys(cb_db *db, const int64_t *keys, int count, cb_sum *sum) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s FROM item WHERE id = ?", item_columns);
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 1;
+    for (int i = 0; i < count; i++) {
+        sqlite3_bind_int64(statement, 1, keys[i]);
+        if (sqlite3_step(statement) == SQLITE_ROW) {
+            cb_row row;
+            read_row(statement, &row);
+            add(sum, row.id, row.name, row.price);
+            free_row(&row);
+        }
+        sqlite3_reset(statement);
+    }
+    sqlite3_finalize(statement);
+    return 0;
+}
+
+int cb_pages(cb_db *db, const double *thresholds, int count, int limit, int offset, cb_sum *sum) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s FROM item WHERE price > ? ORDER BY price, id LIMIT ? OFFSET ?", item_columns);
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 1;
+    cb_row *rows = malloc(sizeof(cb_row) * (size_t)limit);
+    for (int i = 0; i < count; i++) {
+        sqlite3_bind_double(statement, 1, thresholds[i]);
+        sqlite3_bind_int(statement, 2, limit);
+        sqlite3_bind_int(statement, 3, offset);
+        int n = 0;
+        while (sqlite3_step(statement) == SQLITE_ROW && n < limit) read_row(statement, &rows[n++]);
+        sqlite3_reset(statement);
+        for (int j = 0; j < n; j++) {
+            add(sum, rows[j].id, rows[j].name, rows[j].price);
+            free_row(&rows[j]);
+        }
+    }
+    free(rows);
+    sqlite3_finalize(statement);
+    return 0;
+}
+
+/// A parent with its children, as the two-query loads build them.
+typedef struct {
+    int64_t id;
+    char *name;
+    int64_t *child_ids;
+    char **child_names;
+    int children, capacity;
+} cb_parent;
+
+static int load_parents(cb_db *db, const char *parents_sql, const char *children_sql, cb_sum *sum) {
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(db->handle, "BEGIN", -1, &statement, NULL) != SQLITE_OK) return 1;
+    sqlite3_step(statement);
+    sqlite3_finalize(statement);
+    if (sqlite3_prepare_v2(db->handle, parents_sql, -1, &statement, NULL) != SQLITE_OK) return 1;
+    int capacity = 256, count = 0;
+    cb_parent *parents = malloc(sizeof(cb_parent) * (size_t)capacity);
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        if (count == capacity) {
+            capacity *= 2;
+            parents = realloc(parents, sizeof(cb_parent) * (size_t)capacity);
+        }
+        cb_parent *parent = &parents[count++];
+        parent->id = sqlite3_column_int64(statement, 0);
+        parent->name = copy_text(statement, 1);
+        parent->children = 0;
+        parent->capacity = 0;
+        parent->child_ids = NULL;
+        parent->child_names = NULL;
+    }
+    sqlite3_finalize(statement);
+    // Parents are sorted by id and children by parent id: one merge pass links them.
+    if (sqlite3_prepare_v2(db->handle, children_sql, -1, &statement, NULL) != SQLITE_OK) return 1;
+    int p = 0;
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        int64_t parent_id = sqlite3_column_int64(statement, 0);
+        while (p < count && parents[p].id < parent_id) p++;
+        if (p == count || parents[p].id != parent_id) continue;
+        cb_parent *parent = &parents[p];
+        if (parent->children == parent->capacity) {
+            parent->capacity = parent->capacity ? parent->capacity * 2 : 16;
+            parent->child_ids = realloc(parent->child_ids, sizeof(int64_t) * (size_t)parent->capacity);
+            parent->child_names = realloc(parent->child_names, sizeof(char *) * (size_t)parent->capacity);
+        }
+        parent->child_ids[parent->children] = sqlite3_column_int64(statement, 1);
+        parent->child_names[parent->children] = copy_text(statement, 2);
+        parent->children++;
+    }
+    sqlite3_finalize(statement);
+    sqlite3_exec(db->handle, "COMMIT", NULL, NULL, NULL);
+    for (int i = 0; i < count; i++) {
+        add(sum, parents[i].id, parents[i].name, 0);
+        for (int j = 0; j < parents[i].children; j++) {
+            add(sum, parents[i].child_ids[j], parents[i].child_names[j], 0);
+            free(parents[i].child_names[j]);
+        }
+        free(parents[i].name);
+        free(parents[i].child_ids);
+        free(parents[i].child_names);
+    }
+    free(parents);
+    return 0;
+}
+
+int cb_load_teams(cb_db *db, cb_sum *sum) {
+    return load_parents(db, "SELECT id, name FROM team ORDER BY id",
+                        "SELECT team_id, id, name FROM player WHERE team_id IS NOT NULL ORDER BY team_id, id", sum);
+}
+
+int cb_load_workers(cb_db *db, const char *join_sql, cb_sum *sum) {
+    return load_parents(db, "SELECT id, name FROM worker ORDER BY id", join_sql, sum);
+}
+
+int cb_delete_cheaper(cb_db *db, double price) {
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(db->handle, "DELETE FROM item WHERE price < ?", -1, &statement, NULL) != SQLITE_OK) return 1;
+    sqlite3_bind_double(statement, 1, price);
+    int rc = sqlite3_step(statement) == SQLITE_DONE ? 0 : 1;
+    sqlite3_finalize(statement);
+    return rc;
+}
+
+int cb_insert_graphs(cb_db *db, const int64_t *team_ids, const char *const *team_names, int teams,
+                     const int64_t *player_ids, const char *const *player_names, int players_per_team) {
+    sqlite3_stmt *team, *player;
+    if (sqlite3_prepare_v2(db->handle, "INSERT INTO team (id, name) VALUES (?, ?)", -1, &team, NULL) != SQLITE_OK) return 1;
+    if (sqlite3_prepare_v2(db->handle, "INSERT INTO player (id, name, team_id) VALUES (?, ?, ?)", -1, &player, NULL) != SQLITE_OK) return 1;
+    sqlite3_exec(db->handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    int rc = 0;
+    for (int t = 0; t < teams && rc == 0; t++) {
+        sqlite3_bind_int64(team, 1, team_ids[t]);
+        sqlite3_bind_text(team, 2, team_names[t], -1, SQLITE_STATIC);
+        if (sqlite3_step(team) != SQLITE_DONE) rc = 1;
+        sqlite3_reset(team);
+        for (int p = 0; p < players_per_team && rc == 0; p++) {
+            int index = t * players_per_team + p;
+            sqlite3_bind_int64(player, 1, player_ids[index]);
+            sqlite3_bind_text(player, 2, player_names[index], -1, SQLITE_STATIC);
+            sqlite3_bind_int64(player, 3, team_ids[t]);
+            if (sqlite3_step(player) != SQLITE_DONE) rc = 1;
+            sqlite3_reset(player);
+        }
+    }
+    sqlite3_finalize(team);
+    sqlite3_finalize(player);
+    sqlite3_exec(db->handle, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+int64_t cb_read_until(cb_db *db, const int64_t *keys, int count, const volatile int *stop) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s FROM item WHERE id = ?", item_columns);
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 0;
+    int64_t fetches = 0;
+    while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+        sqlite3_bind_int64(statement, 1, keys[fetches % count]);
+        if (sqlite3_step(statement) == SQLITE_ROW) {
+            cb_row row;
+            read_row(statement, &row);
+            free_row(&row);
+        }
+        sqlite3_reset(statement);
+        fetches++;
+    }
+    sqlite3_finalize(statement);
+    return fetches;
+}
+
+void cb_checksum(const char *path, const char *sql, int64_t *out) {
+    sqlite3 *handle;
+    out[0] = out[1] = out[2] = out[3] = -1;
+    if (sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return;
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(handle, sql, -1, &statement, NULL) == SQLITE_OK && sqlite3_step(statement) == SQLITE_ROW) {
+        for (int i = 0; i < 4; i++) out[i] = sqlite3_column_int64(statement, i);
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close_v2(handle);
+}
+
+int64_t cb_heap_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    return (int64_t)(info.uordblks + info.hblkhd);
+#else
+    return -1;
+#endif
+}
