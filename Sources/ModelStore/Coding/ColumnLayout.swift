@@ -43,12 +43,16 @@ struct ColumnLayout: Sendable {
     let columns: [ColumnDescription]
     /// Properties that are not columns (relationships); coders skip them.
     let skippedKeys: Set<String>
+    /// Column names alone, for the hinted lookup: comparing names should not copy whole
+    /// column descriptions (and retain their strings) on every property of every row.
+    let names: [String]
     private let positions: [String: Int]
 
     init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = []) {
         self.modelName = modelName
         self.columns = columns
         self.skippedKeys = skippedKeys
+        self.names = columns.map(\.name)
         var positions: [String: Int] = [:]
         for (position, column) in columns.enumerated() { positions[column.name] = position }
         self.positions = positions
@@ -65,9 +69,9 @@ struct ColumnLayout: Sendable {
     func position(of name: String, hint: inout Int) -> Int? {
         var candidate = hint
         // Encoding skips nil optionals, so look a few columns ahead before hashing.
-        let end = min(columns.count, hint + 4)
+        let end = min(names.count, hint + 4)
         while candidate < end {
-            if columns[candidate].name == name {
+            if names[candidate] == name {
                 hint = candidate + 1
                 return candidate
             }

@@ -14,8 +14,26 @@ final class RowDecoder: Decoder {
     private let mapping: [Int32]?
     /// Layout positions of the primary key, to name the record in error messages.
     private let keyPositions: [Int]
-    var hint = 0
+    /// Where the next column is probably found. Pointer storage: a class `var` would pay a
+    /// dynamic exclusivity check on every property of every row.
+    private let hintStorage: UnsafeMutablePointer<Int>
     private var json: JSONDecoder?
+    /// The keyed container of the last row, reused: building one costs several generic
+    /// metadata lookups, and every row of a query asks for the same kind.
+    private var cachedKey: ObjectIdentifier?
+    private var cachedContainer: AnyObject?
+    /// A relationship value the graph loader already knows for the next row (a child's
+    /// parent): decoded in place instead of set through a key path later. Given ready-made
+    /// as the wrapper (`Related<Parent>`) and as the plain value, so taking it is a cast to
+    /// the exact type.
+    var injectedKey: String?
+    var injectedWrapper: Any?
+    var injectedPlain: Any?
+
+    var hint: Int {
+        get { hintStorage.pointee }
+        set { hintStorage.pointee = newValue }
+    }
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -25,6 +43,12 @@ final class RowDecoder: Decoder {
         self.layout = layout
         self.keyPositions = keyPositions
         self.mapping = mapping
+        self.hintStorage = .allocate(capacity: 1)
+        hintStorage.initialize(to: 0)
+    }
+
+    deinit {
+        hintStorage.deallocate()
     }
 
     /// Decodes one model from the statement's current row.
@@ -42,7 +66,15 @@ final class RowDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
+        let key = ObjectIdentifier(type)
+        if cachedKey == key, let cached = cachedContainer {
+            // The key type matches, so the box holds this container type: no cast needed.
+            return unsafeDowncast(cached, to: ContainerBox<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
+        cachedKey = key
+        cachedContainer = ContainerBox(container)
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -58,7 +90,7 @@ final class RowDecoder: Decoder {
     /// The layout position and statement column of `name`; nil when the row lacks it.
     @inline(__always)
     func column(_ name: String) -> (position: Int, index: Int32)? {
-        guard let position = layout.position(of: name, hint: &hint) else { return nil }
+        guard let position = layout.position(of: name, hint: &hintStorage.pointee) else { return nil }
         guard let mapping else { return (position, Int32(position)) }
         let index = mapping[position]
         return index < 0 ? nil : (position, index)
@@ -67,26 +99,27 @@ final class RowDecoder: Decoder {
     /// Finds `name` and checks for NULL: returns nil for NULL or an absent column when the
     /// property is optional, and throws when it is not.
     @inline(__always)
-    func present(_ name: String, optional: Bool) throws -> (position: Int, index: Int32, storage: Int32)? {
+    func present(_ name: String, optional: Bool) throws -> (position: Int, index: Int32, value: OpaquePointer, storage: Int32)? {
         guard let (position, index) = column(name) else {
             if optional { return nil }
             throw missing(name)
         }
-        let storage = statement.storageClass(at: index)
+        let value = statement.columnValue(at: index)
+        let storage = sqlite3_value_type(value)
         if storage == SQLITE_NULL {
             if optional { return nil }
             throw nullValue(position)
         }
-        return (position, index, storage)
+        return (position, index, value, storage)
     }
 
     // MARK: Typed reads
 
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
-        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
+        guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
         guard storage == SQLITE_INTEGER else { throw mismatch(position, index, expected: T.self) }
-        let stored = statement.int64(at: index)
+        let stored = sqlite3_value_int64(value)
         guard let value = T(exactly: stored) else {
             throw failure("The stored integer \(stored) does not fit in \(T.self).", position, index)
         }
@@ -95,9 +128,9 @@ final class RowDecoder: Decoder {
 
     @inline(__always)
     func double(_ name: String, optional: Bool) throws -> Double? {
-        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
-        if storage == SQLITE_FLOAT { return statement.double(at: index) }
-        if storage == SQLITE_INTEGER, let exact = Double(exactly: statement.int64(at: index)) { return exact }
+        guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
+        if storage == SQLITE_FLOAT { return sqlite3_value_double(value) }
+        if storage == SQLITE_INTEGER, let exact = Double(exactly: sqlite3_value_int64(value)) { return exact }
         throw mismatch(position, index, expected: Double.self)
     }
 
@@ -114,16 +147,16 @@ final class RowDecoder: Decoder {
 
     @inline(__always)
     func string(_ name: String, optional: Bool) throws -> String? {
-        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
+        guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
         guard storage == SQLITE_TEXT else { throw mismatch(position, index, expected: String.self) }
-        return statement.string(at: index)
+        return Statement.string(of: value)
     }
 
     @inline(__always)
     func bool(_ name: String, optional: Bool) throws -> Bool? {
-        guard let (position, index, storage) = try present(name, optional: optional) else { return nil }
+        guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
         if storage == SQLITE_INTEGER {
-            switch statement.int64(at: index) {
+            switch sqlite3_value_int64(value) {
             case 0: return false
             case 1: return true
             default: break
@@ -135,6 +168,10 @@ final class RowDecoder: Decoder {
     /// Any other type: by the column's coding (exact conversion, single value or JSON).
     func value<T: Decodable>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
         guard let (position, index) = column(name) else {
+            if let injectedKey, injectedKey == name {
+                if let wrapper = injectedWrapper as? T { return wrapper }
+                if let plain = injectedPlain as? T { return plain }
+            }
             if layout.skippedKeys.contains(name) { return optional ? nil : try skippedPlaceholder(type, name) }
             if optional { return nil }
             throw missing(name)
@@ -250,4 +287,10 @@ final class RowDecoder: Decoder {
             return String(describing: error)
         }
     }
+}
+
+/// Holds a keyed container so the decoder can keep it without knowing its key type.
+private final class ContainerBox<Key: CodingKey> {
+    let container: KeyedDecodingContainer<Key>
+    init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
 }

@@ -26,11 +26,11 @@ extension Session {
     func decodeAll<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription) throws -> [M] {
         defer { statement.reset() }
         let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
-        var models: [M] = []
+        var rows = RowBuffer<M>()
         while try statement.step() {
-            models.append(try decoder.decode(type))
+            rows.append(try decoder.decode(type))
         }
-        return models
+        return rows.finish()
     }
 
     /// How many records the table holds.

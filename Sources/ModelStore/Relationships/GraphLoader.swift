@@ -1,160 +1,238 @@
-/// Identifies a record across tables: its model type and key.
-struct RecordID: Hashable {
-    let type: ObjectIdentifier
-    let key: [SQLValue]
-}
-
-/// A decoded record with what the loader needs besides the model: its key and the values of
-/// its link columns.
-struct LoadedRecord<M: StoredModel> {
-    var model: M
-    let id: RecordID
-    /// Link (foreign-key) column values, in layout order.
-    let links: [SQLValue]
-}
-
 /// Fills the relationships of decoded records: one query (or one chunked query) per
-/// relationship per path, never one per record.
+/// relationship per path, never one per record. See `LoadOptions` for what loads.
 final class GraphLoader {
     private let session: Session
-    /// Every record decoded in this load, so each is decoded once and reused.
-    private var decoded: [RecordID: (model: any StoredModel, links: [SQLValue])] = [:]
-    /// Records whose relationships this load fills; reached again, they appear shallow.
-    private var expanded: Set<RecordID> = []
+    /// One `RecordCache<T>` per model type this load touches.
+    private var caches: [ObjectIdentifier: AnyObject] = [:]
 
     init(session: Session) {
         self.session = session
     }
 
-    /// Fills the relationships `plan` names on `records` (the roots of this load).
-    func load<M: StoredModel>(_ records: [LoadedRecord<M>], table: TableDescription, plan: LoadOptions.Plan) throws -> [M] {
-        var records = records
-        try Self.validate(plan, for: M.self, session: session)
-        for record in records {
-            decoded[record.id] = (record.model, record.links)
-            expanded.insert(record.id)
-        }
-        try fill(&records, table: table, plan: plan, arrival: nil)
-        return records.map(\.model)
+    private func cache<T: StoredModel>(_ type: T.Type, _ table: TableDescription) -> RecordCache<T> {
+        let id = ObjectIdentifier(type)
+        if let existing = caches[id] { return unsafeDowncast(existing, to: RecordCache<T>.self) }
+        let created = RecordCache<T>(table: table)
+        caches[id] = created
+        return created
     }
 
-    /// The relationship by which records were reached: its inverse on them, and each
-    /// record's parent.
+    // MARK: Entry points
+
+    /// Decodes every row of `statement` (bound) and fills the relationships `plan` names.
+    func load<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription, plan: LoadOptions.Plan) throws -> [M] {
+        try Self.validate(plan, for: type, session: session)
+        let roots = cache(type, table)
+        defer { statement.reset() }
+        let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
+        let first = table.columns.count - table.foreignKeyColumns.count
+        var positions: [Int] = []
+        while try statement.step() {
+            let model = try decoder.decode(type)
+            let key = RecordKey(table.keyPositions.map { statement.value(at: Int32($0)) })
+            positions.append(roots.add(model, key: key) { statement.value(at: Int32(first + $0)) })
+        }
+        return try fillRoots(roots, positions, plan: plan)
+    }
+
+    /// Fills the relationships of models the caller holds, given their keys and link values.
+    func load<M: StoredModel>(_ models: [M], keys: [[SQLValue]], links: [[SQLValue]], table: TableDescription, plan: LoadOptions.Plan) throws -> [M] {
+        try Self.validate(plan, for: M.self, session: session)
+        let roots = cache(M.self, table)
+        // A model passed twice is one record: it is filled once and returned for both.
+        let positions = zip(models, zip(keys, links)).map { model, keyAndLinks in
+            let key = RecordKey(keyAndLinks.0)
+            return roots.position(of: key) ?? roots.add(model, key: key) { keyAndLinks.1[$0] }
+        }
+        return try fillRoots(roots, positions, plan: plan)
+    }
+
+    private func fillRoots<M: StoredModel>(_ roots: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan) throws -> [M] {
+        var distinct: [Int] = []
+        for position in positions where !roots.isExpanded(position) {
+            roots.markExpanded(position)
+            distinct.append(position)
+        }
+        try fill(roots, distinct, plan: plan, arrival: nil)
+        var result = RowBuffer<M>(capacity: positions.count)
+        for position in positions { result.append(roots.model(position)) }
+        return result.finish()
+    }
+
+    // MARK: Filling
+
+    /// The relationship by which records were reached: its inverse on them, and for each
+    /// record (in the same order) its parent's stored values as a one-element array.
     private struct Arrival {
         let inverse: String?
-        let parents: [RecordID: RecordID]
+        /// Nil where the record was decoded with its parent already in place.
+        let parents: [Any?]
     }
 
     private func fill<M: StoredModel>(
-        _ records: inout [LoadedRecord<M>], table: TableDescription, plan: LoadOptions.Plan, arrival: Arrival?
+        _ records: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan, arrival: Arrival?
     ) throws {
-        guard !records.isEmpty else { return }
+        guard !positions.isEmpty else { return }
         let declarations = M.relationships
-        for (index, relationship) in table.relationships.enumerated() {
+        for (index, relationship) in records.table.relationships.enumerated() {
             let declaration = declarations[index]
             if let arrival, arrival.inverse == relationship.property {
                 // Never walk back: a to-one inverse is the parent's stored values.
                 guard relationship.kind == .toOne else { continue }
-                for position in records.indices {
-                    if let parent = arrival.parents[records[position].id], let value = decoded[parent] {
-                        declaration.write(&records[position].model, [value.model])
-                    }
+                for (offset, position) in positions.enumerated() {
+                    guard let parent = arrival.parents[offset] else { continue }
+                    records.fill(position) { declaration.assign(&$0, parent) }
                 }
                 continue
             }
             guard let childPlan = plan.child(relationship.property) else { continue }
-            try load(relationship, declaration, target: relationship.target, into: &records, table: table, plan: childPlan)
+            func load<T: StoredModel>(_ target: T.Type) throws {
+                try self.load(relationship, declaration, target: target, parents: records, positions, plan: childPlan)
+            }
+            try load(relationship.target)
         }
     }
 
     private func load<M: StoredModel, T: StoredModel>(
         _ relationship: RelationshipDescription, _ declaration: Relationship<M>, target: T.Type,
-        into records: inout [LoadedRecord<M>], table: TableDescription, plan: LoadOptions.Plan
+        parents: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan
     ) throws {
-        let targetTable = try session.table(T.self)
-        let childrenOf = try fetch(relationship, of: records, table: table, targetTable: targetTable, as: T.self)
+        let children = cache(T.self, try session.table(T.self))
+        let childrenOf = try fetch(relationship, parents: parents, positions, into: children)
 
         // Records reached for the first time are filled further; the rest appear shallow.
-        var fresh: [LoadedRecord<T>] = []
-        var parents: [RecordID: RecordID] = [:]
-        for record in records {
-            for child in childrenOf[record.id] ?? [] where !expanded.contains(child) {
-                expanded.insert(child)
-                let value = decoded[child]!
-                fresh.append(LoadedRecord(model: value.model as! T, id: child, links: value.links))
-                parents[child] = record.id
+        var fresh: [Int] = []
+        var freshParents: [Any?] = []
+        var isFresh = Set<Int>()
+        for (offset, position) in positions.enumerated() where !childrenOf[offset].isEmpty {
+            var parent: Any?
+            for child in childrenOf[offset] where !children.isExpanded(child) {
+                children.markExpanded(child)
+                fresh.append(child)
+                isFresh.insert(child)
+                if children.wasDecodedWithParent(child) {
+                    freshParents.append(nil)   // decoded with its parent already
+                } else {
+                    if parent == nil { parent = [parents.storedValues(position)] }
+                    freshParents.append(parent)
+                }
             }
         }
-        if !fresh.isEmpty, !plan.isEmpty || targetTable.relationships.contains(where: { $0.property == relationship.inverse }) {
-            try fill(&fresh, table: targetTable, plan: plan, arrival: Arrival(inverse: relationship.inverse, parents: parents))
+        let walksBack = children.table.relationship(named: relationship.inverse ?? "") != nil
+        if !fresh.isEmpty, !plan.isEmpty || walksBack {
+            try fill(children, fresh, plan: plan, arrival: Arrival(inverse: relationship.inverse, parents: freshParents))
         }
-        var filled: [RecordID: T] = [:]
-        filled.reserveCapacity(fresh.count)
-        for record in fresh { filled[record.id] = record.model }
 
-        for position in records.indices {
-            let children = childrenOf[records[position].id] ?? []
-            let values: [any StoredModel] = children.map { filled[$0] ?? (decoded[$0]!.model as! T) }
-            if relationship.kind == .toMany || !values.isEmpty {
-                declaration.write(&records[position].model, values)
+        for (offset, position) in positions.enumerated() {
+            let list = childrenOf[offset]
+            guard relationship.kind == .toMany || !list.isEmpty else { continue }
+            let values = [T](unsafeUninitializedCapacity: list.count) { buffer, initialized in
+                for (slot, child) in list.enumerated() {
+                    (buffer.baseAddress! + slot).initialize(to: isFresh.contains(child) ? children.model(child) : children.storedValues(child))
+                }
+                initialized = list.count
             }
+            parents.fill(position) { declaration.assign(&$0, values) }
         }
     }
 
     // MARK: Fetching
 
-    /// The target records of each parent, decoded (or taken from this load's cache).
+    /// For each parent (in `positions` order), the positions of its related records in
+    /// `children`, fetched in bulk and decoded once.
+    ///
+    /// Where the children hold the link (`parent.children` with a to-one inverse), each
+    /// new child is decoded with its parent's stored values already in the inverse property.
     private func fetch<M: StoredModel, T: StoredModel>(
-        _ relationship: RelationshipDescription, of records: [LoadedRecord<M>], table: TableDescription,
-        targetTable: TableDescription, as type: T.Type
-    ) throws -> [RecordID: [RecordID]] {
-        var childrenOf: [RecordID: [RecordID]] = [:]
-        let targetType = ObjectIdentifier(T.self)
-        let targetKey = targetTable.keyNames.map { "t." + quoted($0) }
+        _ relationship: RelationshipDescription, parents: RecordCache<M>, _ positions: [Int], into children: RecordCache<T>
+    ) throws -> [[Int]] {
+        var childrenOf = Array(repeating: [Int](), count: positions.count)
+        let target = children.table
+        let targetKey = target.keyNames.map { "t." + quoted($0) }
         switch relationship.storage {
-        case .foreignKeyHere(let positions, _):
-            let first = table.columns.count - table.foreignKeyColumns.count
-            var wanted = Set<[SQLValue]>()
-            for record in records {
-                let link = positions.map { record.links[$0 - first] }
-                guard !link.contains(where: \.isNull) else { continue }
-                childrenOf[record.id] = [RecordID(type: targetType, key: link)]
-                if decoded[RecordID(type: targetType, key: link)] == nil { wanted.insert(link) }
+        case .foreignKeyHere(let columns, _):
+            let first = parents.table.columns.count - parents.table.foreignKeyColumns.count
+            var links: [RecordKey?] = []
+            var wanted = Set<RecordKey>()
+            for position in positions {
+                let values = columns.map { parents.link(position, $0 - first) }
+                let link = values.contains(where: \.isNull) ? nil : RecordKey(values)
+                links.append(link)
+                if let link, children.position(of: link) == nil { wanted.insert(link) }
             }
-            for condition in Self.membership(targetKey, Array(wanted)) {
-                let sql = SQLFragment("SELECT \(targetTable.prefixedSelectList("t")) FROM \(targetTable.quotedTable) t WHERE ") + condition
-                _ = try readRows(T.self, sql, targetTable, prefix: 0)
+            for condition in Self.membership(targetKey, wanted.map(\.values)) {
+                let sql = SQLFragment("SELECT \(target.prefixedSelectList("t")) FROM \(target.quotedTable) t WHERE ") + condition
+                _ = try read(sql, into: children, prefix: 0)
+            }
+            for (offset, link) in links.enumerated() {
+                if let link, let child = children.position(of: link) { childrenOf[offset] = [child] }
             }
         case .foreignKeyThere(let columns):
-            let links = columns.map { "t." + quoted($0) }
-            for condition in Self.membership(links, records.map(\.id.key)) {
-                let sql = SQLFragment("SELECT \(links.joined(separator: ", ")), \(targetTable.prefixedSelectList("t")) FROM \(targetTable.quotedTable) t WHERE ")
-                    + condition + SQLFragment(" ORDER BY " + targetKey.joined(separator: ", "))
-                for (parentKey, child) in try readRows(T.self, sql, targetTable, prefix: columns.count) {
-                    childrenOf[RecordID(type: ObjectIdentifier(M.self), key: parentKey), default: []].append(child)
+            let linked = columns.map { "t." + quoted($0) }
+            let inject = relationship.inverse.map { inverse in
+                Injection(property: inverse) { key in
+                    guard let position = parents.position(of: key) else { return nil }
+                    let parent = parents.storedValues(position)
+                    return (Related(wrappedValue: parent), parent)
                 }
             }
+            // Ordered by link, so a parent's children arrive together and its value is made
+            // once; the link's index serves this order.
+            try collect(
+                positions, parents, into: &childrenOf, injection: inject,
+                Self.membership(linked, positions.map { parents.key($0).values }).map { condition in
+                    SQLFragment("SELECT \(linked.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(target.quotedTable) t WHERE ")
+                        + condition + SQLFragment(" ORDER BY " + (linked + targetKey).joined(separator: ", "))
+                }, children, prefix: columns.count)
         case .joinTable(let join):
             let owner = join.ownerColumns.map { "j." + quoted($0) }
-            let on = zip(join.targetColumns, targetTable.keyNames).map { "t.\(quoted($1)) = j.\(quoted($0))" }
+            let on = zip(join.targetColumns, target.keyNames).map { "t.\(quoted($1)) = j.\(quoted($0))" }
                 .joined(separator: " AND ")
-            for condition in Self.membership(owner, records.map(\.id.key)) {
-                let sql = SQLFragment(
-                    "SELECT \(owner.joined(separator: ", ")), \(targetTable.prefixedSelectList("t")) FROM \(quoted(join.name)) j JOIN \(targetTable.quotedTable) t ON \(on) WHERE ")
-                    + condition + SQLFragment(" ORDER BY " + targetKey.joined(separator: ", "))
-                for (parentKey, child) in try readRows(T.self, sql, targetTable, prefix: join.ownerColumns.count) {
-                    childrenOf[RecordID(type: ObjectIdentifier(M.self), key: parentKey), default: []].append(child)
-                }
-            }
+            try collect(
+                positions, parents, into: &childrenOf, injection: nil,
+                Self.membership(owner, positions.map { parents.key($0).values }).map { condition in
+                    SQLFragment("SELECT \(owner.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(quoted(join.name)) j JOIN \(target.quotedTable) t ON \(on) WHERE ")
+                        + condition + SQLFragment(" ORDER BY " + targetKey.joined(separator: ", "))
+                }, children, prefix: join.ownerColumns.count)
         }
         return childrenOf
     }
 
-    /// Runs a query whose rows are `prefix` extra columns followed by the target table's
-    /// columns; decodes each target record unless this load already has it.
-    private func readRows<T: StoredModel>(
-        _ type: T.Type, _ sql: SQLFragment, _ table: TableDescription, prefix: Int
-    ) throws -> [(prefix: [SQLValue], child: RecordID)] {
+    /// A parent value to decode into a child's inverse property, found by the parent's key.
+    private struct Injection {
+        let property: String
+        /// The parent as `Related<Parent>` and as `Parent`, by the parent's key.
+        let parent: (RecordKey) -> (wrapper: Any, plain: Any)?
+    }
+
+    /// Runs queries whose rows start with a parent key, and files each child under its parent.
+    private func collect<M: StoredModel, T: StoredModel>(
+        _ positions: [Int], _ parents: RecordCache<M>, into childrenOf: inout [[Int]], injection: Injection?,
+        _ queries: [SQLFragment], _ children: RecordCache<T>, prefix: Int
+    ) throws {
+        var parentOffset: [RecordKey: Int] = [:]
+        parentOffset.reserveCapacity(positions.count)
+        for (offset, position) in positions.enumerated() { parentOffset[parents.key(position)] = offset }
+        var last: (key: RecordKey, offset: Int)?
+        for sql in queries {
+            for (parentKey, child) in try read(sql, into: children, prefix: prefix, injection: injection) {
+                guard let parentKey else { continue }
+                if let last, last.key == parentKey {
+                    childrenOf[last.offset].append(child)
+                } else if let offset = parentOffset[parentKey] {
+                    childrenOf[offset].append(child)
+                    last = (parentKey, offset)
+                }
+            }
+        }
+    }
+
+    /// Runs a query whose rows are `prefix` key columns followed by the table's columns;
+    /// decodes each record unless this load already has it. Returns (prefix key, position).
+    private func read<T: StoredModel>(
+        _ sql: SQLFragment, into cache: RecordCache<T>, prefix: Int, injection: Injection? = nil
+    ) throws -> [(RecordKey?, Int)] {
+        let table = cache.table
         let statement = try session.connection.cachedStatement(sql.sql)
         defer { statement.reset() }
         try statement.bind(sql.values)
@@ -162,15 +240,40 @@ final class GraphLoader {
         let mapping = prefix == 0 ? nil : (0..<table.columns.count).map { Int32($0) + offset }
         let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions, mapping: mapping)
         let first = table.columns.count - table.foreignKeyColumns.count
-        var rows: [(prefix: [SQLValue], child: RecordID)] = []
+        var rows: [(RecordKey?, Int)] = []
+        var lastParent: (key: RecordKey, values: (wrapper: Any, plain: Any)?)?
         while try statement.step() {
-            let key = table.keyPositions.map { statement.value(at: offset + Int32($0)) }
-            let id = RecordID(type: ObjectIdentifier(T.self), key: key)
-            if decoded[id] == nil {
-                let links = (first..<table.columns.count).map { statement.value(at: offset + Int32($0)) }
-                decoded[id] = (try decoder.decode(T.self), links)
+            let key = RecordKey(table.keyPositions.map { statement.value(at: offset + Int32($0)) })
+            let parentKey = prefix == 0 ? nil : RecordKey(statement, at: 0, count: prefix)
+            let position: Int
+            if let known = cache.position(of: key) {
+                position = known
+            } else {
+                var parent: (wrapper: Any, plain: Any)?
+                if let injection, let parentKey {
+                    if let lastParent, lastParent.key == parentKey {
+                        parent = lastParent.values
+                    } else {
+                        parent = injection.parent(parentKey)
+                        lastParent = (parentKey, parent)
+                    }
+                }
+                if let injection, let parent {
+                    decoder.injectedKey = injection.property
+                    decoder.injectedWrapper = parent.wrapper
+                    decoder.injectedPlain = parent.plain
+                }
+                let model = try decoder.decode(T.self)
+                position = cache.add(model, key: key, decodedWithParent: parent != nil) {
+                    statement.value(at: offset + Int32(first + $0))
+                }
+                if parent != nil {
+                    decoder.injectedKey = nil
+                    decoder.injectedWrapper = nil
+                    decoder.injectedPlain = nil
+                }
             }
-            rows.append(((0..<offset).map { statement.value(at: $0) }, id))
+            rows.append((parentKey, position))
         }
         return rows
     }

@@ -3,8 +3,14 @@
 /// to `[]`) is the complete set, and links not in it are removed.
 final class GraphSaver {
     private let session: Session
-    /// Records this save has written, so a graph that refers back to itself terminates.
-    private var visited: Set<RecordID> = []
+    /// Records this save has written (by model type and key), so a graph that refers back
+    /// to itself terminates.
+    private var visited: Set<Visit> = []
+
+    private struct Visit: Hashable {
+        let type: ObjectIdentifier
+        let key: RecordKey
+    }
 
     init(session: Session) {
         self.session = session
@@ -25,7 +31,7 @@ final class GraphSaver {
             row.setNull(at: try table.clearablePosition(name, carried: row))
         }
         let key = try table.key(of: row)
-        let id = RecordID(type: owner, key: key)
+        let id = Visit(type: owner, key: RecordKey(key))
         let declarations = M.relationships
 
         guard visited.insert(id).inserted else {

@@ -7,24 +7,8 @@ extension Session {
         }
         // One snapshot for the roots and every relationship query.
         return try connection.inReadTransaction {
-            let records = try readRecords(type, from: statement, table: table)
-            return try GraphLoader(session: self).load(records, table: table, plan: loading.plan)
+            try GraphLoader(session: self).load(type, from: statement, table: table, plan: loading.plan)
         }
-    }
-
-    /// Every row of `statement` as a record with its key and link values; resets it.
-    func readRecords<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription) throws -> [LoadedRecord<M>] {
-        defer { statement.reset() }
-        let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
-        let first = table.columns.count - table.foreignKeyColumns.count
-        var records: [LoadedRecord<M>] = []
-        while try statement.step() {
-            let model = try decoder.decode(type)
-            let key = table.keyPositions.map { statement.value(at: Int32($0)) }
-            let links = (first..<table.columns.count).map { statement.value(at: Int32($0)) }
-            records.append(LoadedRecord(model: model, id: RecordID(type: ObjectIdentifier(type), key: key), links: links))
-        }
-        return records
     }
 
     /// Fills the relationships of models the caller already holds.
@@ -39,8 +23,8 @@ extension Session {
                 try row.encode(model)
                 keys.append(try table.key(of: row))
             }
-            let first = table.columns.count - table.foreignKeyColumns.count
-            var links: [[SQLValue]: [SQLValue]] = [:]
+            let width = table.foreignKeyColumns.count
+            var links: [RecordKey: [SQLValue]] = [:]
             let linkColumns = table.foreignKeyColumns.map { quoted($0.name) }
             for condition in GraphLoader.membership(table.keyNames.map(quoted), keys) {
                 let sql = SQLFragment("SELECT \((table.keyNames.map(quoted) + linkColumns).joined(separator: ", ")) FROM \(table.quotedTable) WHERE ") + condition
@@ -48,15 +32,12 @@ extension Session {
                 try statement.forEachRow(sql.values) {
                     let count = Int32(table.keyPositions.count)
                     let key = (0..<count).map { statement.value(at: $0) }
-                    links[key] = (0..<Int32(table.columns.count - first)).map { statement.value(at: count + $0) }
+                    links[RecordKey(key)] = (0..<Int32(width)).map { statement.value(at: count + $0) }
                 }
             }
-            let records = zip(models, keys).map { model, key in
-                LoadedRecord(
-                    model: model, id: RecordID(type: ObjectIdentifier(M.self), key: key),
-                    links: links[key] ?? Array(repeating: .null, count: table.columns.count - first))
-            }
-            return try GraphLoader(session: self).load(records, table: table, plan: loading.plan)
+            return try GraphLoader(session: self).load(
+                models, keys: keys, links: keys.map { links[RecordKey($0)] ?? Array(repeating: .null, count: width) },
+                table: table, plan: loading.plan)
         }
     }
 }

@@ -112,6 +112,13 @@ final class Statement {
 
     // MARK: Reading columns
 
+    /// The column's value object, read once and then inspected: cheaper than one
+    /// `sqlite3_column_*` call for its type and another for its contents.
+    @inline(__always)
+    func columnValue(at index: Int32) -> OpaquePointer {
+        sqlite3_column_value(handle, index)
+    }
+
     /// SQLite's storage class of column `index` in the current row (`SQLITE_INTEGER` …).
     @inline(__always)
     func storageClass(at index: Int32) -> Int32 {
@@ -156,6 +163,14 @@ final class Statement {
         case SQLITE_BLOB: return .blob(data(at: index))
         default: return .null
         }
+    }
+
+    /// The text of a value object, NUL characters included.
+    @inline(__always)
+    static func string(of value: OpaquePointer) -> String {
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
     func columnName(at index: Int32) -> String {

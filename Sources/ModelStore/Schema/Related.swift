@@ -15,25 +15,32 @@
 /// A missing key decodes as `nil`.
 @propertyWrapper
 public struct Related<Target: StoredModel>: Sendable {
-    private indirect enum Storage: Sendable {
+    // Inlinable so that models using it get specialized accessors.
+    @usableFromInline
+    indirect enum Storage: Sendable {
         case empty
         case value(Target)
     }
 
-    private var storage: Storage
+    @usableFromInline
+    var storage: Storage
 
     /// The related model, or nil.
+    @inlinable
     public var wrappedValue: Target? {
         get {
             if case .value(let target) = storage { return target }
             return nil
         }
-        set { storage = newValue.map(Storage.value) ?? .empty }
+        set {
+            if let newValue { storage = .value(newValue) } else { storage = .empty }
+        }
     }
 
     /// A relationship holding `wrappedValue`.
+    @inlinable
     public init(wrappedValue: Target? = nil) {
-        storage = wrappedValue.map(Storage.value) ?? .empty
+        if let wrappedValue { storage = .value(wrappedValue) } else { storage = .empty }
     }
 }
 
@@ -64,6 +71,7 @@ extension Related: Hashable where Target: Hashable {
 extension KeyedDecodingContainer {
     /// Lets a `@Related` property be absent from the data, as an Optional may be: synthesized
     /// `init(from:)` calls this overload for wrapped properties.
+    @inlinable
     public func decode<Target>(_ type: Related<Target>.Type, forKey key: Key) throws -> Related<Target> {
         try decodeIfPresent(type, forKey: key) ?? Related()
     }

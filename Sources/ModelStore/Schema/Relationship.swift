@@ -47,8 +47,9 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
     let deleteRule: DeleteRule
     /// The related models the property holds; nil when it is nil (links stay as stored).
     let read: (Model) -> [any StoredModel]?
-    /// Stores loaded models into the property.
-    let write: (inout Model, [any StoredModel]) -> Void
+    /// Stores loaded models into the property, given as `[Target]` (one cast per record,
+    /// not per related model); a to-one takes the first.
+    let assign: (inout Model, Any) -> Void
 
     // MARK: To-one
 
@@ -87,7 +88,7 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
             property: PropertyName.of(toOne: property), kind: .toOne, target: Target.self, inverse: inverse,
             inverseKind: inverseKind, deleteRule: deleteRule,
             read: { model in model[keyPath: property].map { [$0] } },
-            write: { model, values in model[keyPath: property] = values.first as? Target })
+            assign: { model, values in model[keyPath: property] = (values as? [Target])?.first })
     }
 
     // MARK: To-many
@@ -127,7 +128,7 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
             property: PropertyName.of(property), kind: .toMany, target: Target.self, inverse: inverse,
             inverseKind: inverseKind, deleteRule: deleteRule,
             read: { model in model[keyPath: property] },
-            write: { model, values in model[keyPath: property] = values.compactMap { $0 as? Target } })
+            assign: { model, values in model[keyPath: property] = (values as? [Target]) ?? [] })
     }
 
     // MARK: To-many as a non-optional array
@@ -168,6 +169,6 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
             property: PropertyName.of(property), kind: .toMany, target: Target.self, inverse: inverse,
             inverseKind: inverseKind, deleteRule: deleteRule,
             read: { model in model[keyPath: property] },
-            write: { model, values in model[keyPath: property] = values.compactMap { $0 as? Target } })
+            assign: { model, values in model[keyPath: property] = (values as? [Target]) ?? [] })
     }
 }

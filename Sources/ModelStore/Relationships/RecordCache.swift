@@ -1,0 +1,162 @@
+/// A record's primary key as a hashable value: one machine word for the common
+/// one-integer key, an array only for composite keys.
+enum RecordKey: Hashable {
+    case integer(Int64)
+    case text(String)
+    case values([SQLValue])
+
+    init(_ values: [SQLValue]) {
+        if values.count == 1 {
+            switch values[0] {
+            case .integer(let integer): self = .integer(integer)
+            case .text(let text): self = .text(text)
+            default: self = .values(values)
+            }
+        } else {
+            self = .values(values)
+        }
+    }
+
+    /// The key in columns `start ..< start + count` of the statement's current row; nil when
+    /// any part is NULL (an empty link).
+    init?(_ statement: Statement, at start: Int32, count: Int) {
+        if count == 1 {
+            switch statement.value(at: start) {
+            case .null: return nil
+            case .integer(let integer): self = .integer(integer)
+            case .text(let text): self = .text(text)
+            case let other: self = .values([other])
+            }
+            return
+        }
+        let values = (0..<Int32(count)).map { statement.value(at: start + $0) }
+        guard !values.contains(where: \.isNull) else { return nil }
+        self = .values(values)
+    }
+
+    var values: [SQLValue] {
+        switch self {
+        case .integer(let integer): return [.integer(integer)]
+        case .text(let text): return [.text(text)]
+        case .values(let values): return values
+        }
+    }
+}
+
+/// Every record of one model type that a load has decoded: each decoded once, kept as
+/// decoded (its stored values) and as being filled (with relationships).
+///
+/// Models live in raw buffers of their own type, and the bookkeeping behind a pointer: the
+/// loader's generic code is not specialized for user models, so arrays of existentials
+/// would cost casts and metadata lookups, and class `var`s a dynamic exclusivity check on
+/// every access of every row.
+final class RecordCache<T: StoredModel> {
+    private struct Bookkeeping {
+        var keys: [RecordKey] = []
+        var links: [SQLValue] = []
+        var positions: [RecordKey: Int] = [:]
+        var expanded: [Bool] = []
+        /// Records decoded with their parent already in the inverse property.
+        var decodedWithParent: [Bool] = []
+    }
+
+    let table: TableDescription
+    /// Link (foreign-key) columns per record, stored flat.
+    let linkWidth: Int
+    private let state: UnsafeMutablePointer<Bookkeeping>
+    private let sizes: UnsafeMutablePointer<(count: Int, capacity: Int)>
+    private let storage: UnsafeMutablePointer<(shallow: UnsafeMutablePointer<T>, filled: UnsafeMutablePointer<T>)>
+
+    init(table: TableDescription) {
+        self.table = table
+        linkWidth = table.foreignKeyColumns.count
+        state = .allocate(capacity: 1)
+        state.initialize(to: Bookkeeping())
+        sizes = .allocate(capacity: 1)
+        sizes.initialize(to: (0, 64))
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: (.allocate(capacity: 64), .allocate(capacity: 64)))
+    }
+
+    deinit {
+        storage.pointee.shallow.deinitialize(count: count)
+        storage.pointee.filled.deinitialize(count: count)
+        storage.pointee.shallow.deallocate()
+        storage.pointee.filled.deallocate()
+        storage.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+        sizes.deallocate()
+    }
+
+    var count: Int { sizes.pointee.count }
+
+    func position(of key: RecordKey) -> Int? {
+        state.pointee.positions[key]
+    }
+
+    func key(_ position: Int) -> RecordKey {
+        state.pointee.keys[position]
+    }
+
+    func isExpanded(_ position: Int) -> Bool {
+        state.pointee.expanded[position]
+    }
+
+    func markExpanded(_ position: Int) {
+        state.pointee.expanded[position] = true
+    }
+
+    func wasDecodedWithParent(_ position: Int) -> Bool {
+        state.pointee.decodedWithParent[position]
+    }
+
+    /// Adds a decoded record; returns its position. `link(i)` gives its link values (a
+    /// closure rather than a collection: generic collection code is not specialized here).
+    @discardableResult
+    func add(_ model: T, key: RecordKey, decodedWithParent: Bool = false, link: (Int) -> SQLValue) -> Int {
+        let position = sizes.pointee.count
+        if position == sizes.pointee.capacity { grow() }
+        (storage.pointee.shallow + position).initialize(to: model)
+        (storage.pointee.filled + position).initialize(to: model)
+        state.pointee.keys.append(key)
+        for offset in 0..<linkWidth { state.pointee.links.append(link(offset)) }
+        state.pointee.positions[key] = position
+        state.pointee.expanded.append(false)
+        state.pointee.decodedWithParent.append(decodedWithParent)
+        sizes.pointee.count = position + 1
+        return position
+    }
+
+    private func grow() {
+        let (count, capacity) = sizes.pointee
+        let shallow = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
+        let filled = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
+        shallow.moveInitialize(from: storage.pointee.shallow, count: count)
+        filled.moveInitialize(from: storage.pointee.filled, count: count)
+        storage.pointee.shallow.deallocate()
+        storage.pointee.filled.deallocate()
+        storage.pointee = (shallow, filled)
+        sizes.pointee.capacity = capacity * 2
+    }
+
+    /// The record as decoded: its stored values (and the parent it was decoded with).
+    func storedValues(_ position: Int) -> T {
+        storage.pointee.shallow[position]
+    }
+
+    /// The record with the relationships filled so far.
+    func model(_ position: Int) -> T {
+        storage.pointee.filled[position]
+    }
+
+    /// Runs `body` on the record being filled.
+    @inline(__always)
+    func fill(_ position: Int, _ body: (inout T) -> Void) {
+        body(&storage.pointee.filled[position])
+    }
+
+    func link(_ position: Int, _ offset: Int) -> SQLValue {
+        state.pointee.links[position * linkWidth + offset]
+    }
+}
