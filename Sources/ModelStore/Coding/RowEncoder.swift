@@ -6,30 +6,50 @@ import Foundation
 /// the model carries: a save writes those and leaves the rest of the stored record alone.
 /// One encoder is reused for every model of a batch.
 final class RowEncoder: Encoder {
+    /// The mutable state, behind a pointer: as class `var`s, every write of every property
+    /// of every model would pay a dynamic exclusivity check.
+    private struct State {
+        var values: [SQLValue]
+        var present = ColumnMask()
+        var skipped: [String: any Encodable] = [:]
+        var hint = 0
+        var json: JSONEncoder?
+        var failure: ModelStoreError?
+        /// The keyed container of the last model, reused (see `RowDecoder`'s).
+        var containerKey: ObjectIdentifier?
+        var container: AnyObject?
+    }
+
     let layout: ColumnLayout
+    private let state: UnsafeMutablePointer<State>
+
     /// The encoded values by layout position; meaningful only where `present` says so.
-    private(set) var values: [SQLValue]
-    private(set) var present = ColumnMask()
+    var values: [SQLValue] { state.pointee.values }
+    /// Which positions the model carried.
+    var present: ColumnMask { state.pointee.present }
     /// Values of properties that are not columns (relationships), by property name.
-    private(set) var skipped: [String: any Encodable] = [:]
-    var hint = 0
-    private var json: JSONEncoder?
-    private var failure: ModelStoreError?
+    var skipped: [String: any Encodable] { state.pointee.skipped }
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(layout: ColumnLayout) {
         self.layout = layout
-        self.values = Array(repeating: .null, count: layout.columns.count)
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(values: Array(repeating: .null, count: layout.columns.count)))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Encodes `model`, replacing what the previous call left.
     func encode<M: Encodable>(_ model: M) throws {
-        present = ColumnMask()
-        if !skipped.isEmpty { skipped = [:] }
-        hint = 0
-        failure = nil
+        state.pointee.present = ColumnMask()
+        if !state.pointee.skipped.isEmpty { state.pointee.skipped = [:] }
+        state.pointee.hint = 0
+        state.pointee.failure = nil
         do {
             try model.encode(to: self)
         } catch var error as ModelStoreError {
@@ -39,49 +59,62 @@ final class RowEncoder: Encoder {
             throw ModelStoreError(
                 .encodingFailed, "\(layout.modelName) could not be encoded: \(error)", model: layout.modelName)
         }
-        if let failure { throw failure }
+        if let failure = state.pointee.failure { throw failure }
     }
 
     /// Restores a row encoded earlier, so statements can bind it again.
     func load(values: [SQLValue], present: ColumnMask) {
-        self.values = values
-        self.present = present
+        state.pointee.values = values
+        state.pointee.present = present
     }
 
     /// Writes `value` at `position` (a link column the model itself does not encode).
     func set(_ value: SQLValue, at position: Int) {
-        values[position] = value
-        present.insert(position)
+        state.pointee.values[position] = value
+        state.pointee.present.insert(position)
     }
 
     /// Marks `position` as written with NULL: an explicit clear.
     func setNull(at position: Int) {
-        values[position] = .null
-        present.insert(position)
+        set(.null, at: position)
     }
 
     /// The value at `position`, or nil when the model did not carry that property.
+    @inline(__always)
     func value(at position: Int) -> SQLValue? {
-        present.contains(position) ? values[position] : nil
+        state.pointee.present.contains(position) ? state.pointee.values[position] : nil
+    }
+
+    /// The value at a position the caller knows is present.
+    @inline(__always)
+    func presentValue(at position: Int) -> SQLValue {
+        state.pointee.values[position]
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoder: self))
+        let key = ObjectIdentifier(type)
+        if state.pointee.containerKey == key, let cached = state.pointee.container {
+            return unsafeDowncast(cached, to: EncodingContainerBox<Key>.self).container
+        }
+        let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoder: self))
+        state.pointee.containerKey = key
+        state.pointee.container = EncodingContainerBox(container)
+        return container
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        failure = notKeyed()
+        state.pointee.failure = notKeyed()
         return JSONEncoder.discardingUnkeyed
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        failure = notKeyed()
+        state.pointee.failure = notKeyed()
         return SingleValueColumnEncoder()
     }
 
     /// Records a failure found where the Encoder protocol gives no way to throw.
     func fail(_ error: ModelStoreError) {
-        if failure == nil { failure = error }
+        if state.pointee.failure == nil { state.pointee.failure = error }
     }
 
     private func notKeyed() -> ModelStoreError {
@@ -93,18 +126,18 @@ final class RowEncoder: Encoder {
 
     @inline(__always)
     func set(_ value: SQLValue, _ name: String) throws {
-        guard let position = layout.position(of: name, hint: &hint) else {
+        guard let position = layout.position(of: name, hint: &state.pointee.hint) else {
             throw unknown(name)
         }
-        values[position] = value
-        present.insert(position)
+        state.pointee.values[position] = value
+        state.pointee.present.insert(position)
     }
 
     /// Any non-primitive value, by its column's coding.
     func set<T: Encodable>(_ value: T, _ name: String) throws {
-        guard let position = layout.position(of: name, hint: &hint) else {
+        guard let position = layout.position(of: name, hint: &state.pointee.hint) else {
             if layout.skippedKeys.contains(name) {
-                skipped[name] = value
+                state.pointee.skipped[name] = value
                 return
             }
             throw unknown(name)
@@ -115,8 +148,8 @@ final class RowEncoder: Encoder {
                 // An explicit nil (from a custom encode or a batch update) is NULL, never "null".
                 stored = .null
             } else if layout.columns[position].isJSON {
-                let encoder = json ?? Self.makeJSONEncoder()
-                json = encoder
+                let encoder = state.pointee.json ?? Self.makeJSONEncoder()
+                state.pointee.json = encoder
                 stored = .text(String(decoding: try encoder.encode(value), as: UTF8.self))
             } else if let convertible = value as? any SQLValueConvertible {
                 stored = try convertible.sqlValue
@@ -129,8 +162,8 @@ final class RowEncoder: Encoder {
                 }
                 stored = encoded
             }
-            values[position] = stored
-            present.insert(position)
+            state.pointee.values[position] = stored
+            state.pointee.present.insert(position)
         } catch var error as ModelStoreError {
             error.column = error.column ?? name
             error.value = error.value ?? Self.describe(value)
@@ -210,4 +243,10 @@ struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
     mutating func superEncoder() -> any Encoder { SingleValueColumnEncoder() }
     mutating func superEncoder(forKey key: Key) -> any Encoder { SingleValueColumnEncoder() }
+}
+
+/// Holds a keyed container so the encoder can keep it without knowing its key type.
+private final class EncodingContainerBox<Key: CodingKey> {
+    let container: KeyedEncodingContainer<Key>
+    init(_ container: KeyedEncodingContainer<Key>) { self.container = container }
 }

@@ -21,12 +21,13 @@ extension Session {
         let owner = ObjectIdentifier(M.self)
         let row = RowEncoder(layout: table.layout)
         var result = BatchSaveResult(inserted: 0, updated: 0)
+        var reuse: (shape: ColumnMask, statement: Statement)?
         for (offset, model) in models.enumerated() {
             do {
                 try row.encode(model)
                 // An element with relationships is saved with its graph; no lookup runs for it either.
                 let outcome = table.relationships.isEmpty
-                    ? try upsert(row, key: try table.key(of: row), table, owner)
+                    ? try upsert(row, table, owner, reuse: &reuse)
                     : try GraphSaver(session: self).save(model, mode: .upsert).outcome
                 switch outcome {
                 case .inserted: result.inserted += 1

@@ -40,7 +40,8 @@ extension Session {
         do {
             switch mode {
             case .upsert:
-                return try upsert(row, key: key, table, owner)
+                var reuse: (shape: ColumnMask, statement: Statement)?
+                return try upsert(row, table, owner, reuse: &reuse)
             case .insert:
                 guard try insertIfAbsent(row, table, owner) else {
                     throw ModelStoreError(
@@ -74,14 +75,29 @@ extension Session {
 
     /// One `INSERT … ON CONFLICT DO UPDATE`: no lookup, and the outcome is exact, because
     /// the update branch leaves `last_insert_rowid` as it was.
+    ///
+    /// `reuse` carries a batch's last statement and its shape: consecutive elements nearly
+    /// always share one, and comparing masks is cheaper than hashing a cache key.
     @inline(__always)
-    func upsert(_ row: RowEncoder, key: [SQLValue], _ table: TableDescription, _ owner: ObjectIdentifier) throws -> SaveOutcome {
-        let statement = try statement(.upsert, table, owner: owner, shape: row.present)
+    func upsert(
+        _ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier,
+        reuse: inout (shape: ColumnMask, statement: Statement)?
+    ) throws -> SaveOutcome {
+        if !table.keyMask.isSubset(of: row.present) {
+            _ = try table.key(of: row)   // throws, naming the key property the model did not write
+        }
+        let statement: Statement
+        if let reused = reuse, reused.shape == row.present {
+            statement = reused.statement
+        } else {
+            statement = try self.statement(.upsert, table, owner: owner, shape: row.present)
+            reuse = (row.present, statement)
+        }
         defer { statement.reset() }
         try bindPresent(row, to: statement, table)
         // A value no insert here can produce: an integer key inserts its own value as rowid,
         // and SQLite never picks a negative rowid by itself.
-        let sentinel: Int64 = table.hasIntegerKey && key.first == .integer(.min) ? 0 : .min
+        let sentinel: Int64 = table.hasIntegerKey && row.presentValue(at: table.keyPositions[0]) == .integer(.min) ? 0 : .min
         connection.lastInsertRowid = sentinel
         _ = try statement.step()
         guard connection.changes > 0 else { return .updated }
@@ -94,7 +110,7 @@ extension Session {
         defer { statement.reset() }
         var index: Int32 = 1
         for position in 0..<table.columns.count where columns.contains(position) {
-            try statement.bind(row.values[position], at: index)
+            try statement.bind(row.presentValue(at: position), at: index)
             index += 1
         }
         for value in key {
@@ -124,9 +140,16 @@ extension Session {
 
     @inline(__always)
     private func bindPresent(_ row: RowEncoder, to statement: Statement, _ table: TableDescription) throws {
+        let present = row.present
+        var textBytes = 0
+        for position in 0..<table.columns.count where present.contains(position) {
+            if case .text(let text) = row.presentValue(at: position) { textBytes += text.utf8.count }
+        }
+        let arena = connection.textArena
+        arena.begin(reserving: textBytes)
         var index: Int32 = 1
-        for position in 0..<table.columns.count where row.present.contains(position) {
-            try statement.bind(row.values[position], at: index)
+        for position in 0..<table.columns.count where present.contains(position) {
+            try statement.bind(row.presentValue(at: position), at: index, arena: arena)
             index += 1
         }
     }

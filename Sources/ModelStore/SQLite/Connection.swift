@@ -13,6 +13,8 @@ final class Connection {
     private var statementsByKey: [StatementKey: Statement] = [:]
     private(set) var transactionDepth = 0
     private var trace: TraceBox?
+    /// Where rows being written keep their text while a statement runs.
+    let textArena = TextArena()
 
     /// Prepared statements kept per connection; past this, the caches start over.
     private static let cacheLimit = 512

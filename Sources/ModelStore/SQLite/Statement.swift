@@ -55,6 +55,15 @@ final class Statement {
         if rc != SQLITE_OK { throw error(rc) }
     }
 
+    /// Binds one value of a row being written: text goes through `arena` (see `TextArena`),
+    /// which the caller has sized for the row.
+    @inline(__always)
+    func bind(_ value: SQLValue, at index: Int32, arena: TextArena) throws {
+        guard case .text(let text) = value else { return try bind(value, at: index) }
+        let rc = arena.bind(text, to: handle, at: index)
+        if rc != SQLITE_OK { throw error(rc) }
+    }
+
     private func bindText(_ text: String, at index: Int32) -> Int32 {
         // An explicit length keeps NUL characters inside strings; -1 would stop at the first.
         var text = text

@@ -40,6 +40,17 @@ struct ColumnMask: Hashable, Sendable {
         return word < high.count && high[word] & (1 << UInt64(position % 64)) != 0
     }
 
+    /// Whether every position in this set is in `other`.
+    @inline(__always)
+    func isSubset(of other: ColumnMask) -> Bool {
+        guard low & other.low == low else { return false }
+        for (offset, word) in high.enumerated() {
+            let theirs = offset < other.high.count ? other.high[offset] : 0
+            if word & theirs != word { return false }
+        }
+        return true
+    }
+
     var isEmpty: Bool {
         low == 0 && high.allSatisfy { $0 == 0 }
     }
