@@ -11,7 +11,8 @@ final class RowEncoder: Encoder {
     private struct State {
         var values: [SQLValue]
         var present = ColumnMask()
-        var skipped: [String: any Encodable] = [:]
+        /// Relationship properties the model encoded with a value (nil ones are absent).
+        var carried: [String] = []
         var hint = 0
         var json: JSONEncoder?
         var failure: ModelStoreError?
@@ -27,8 +28,12 @@ final class RowEncoder: Encoder {
     var values: [SQLValue] { state.pointee.values }
     /// Which positions the model carried.
     var present: ColumnMask { state.pointee.present }
-    /// Values of properties that are not columns (relationships), by property name.
-    var skipped: [String: any Encodable] { state.pointee.skipped }
+
+    /// Whether the model encoded the relationship property `name` with a value: a nil
+    /// `@Related` or Optional never needs reading through its key path.
+    func carries(_ name: String) -> Bool {
+        state.pointee.carried.contains(name)
+    }
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -47,7 +52,7 @@ final class RowEncoder: Encoder {
     /// Encodes `model`, replacing what the previous call left.
     func encode<M: Encodable>(_ model: M) throws {
         state.pointee.present = ColumnMask()
-        if !state.pointee.skipped.isEmpty { state.pointee.skipped = [:] }
+        if !state.pointee.carried.isEmpty { state.pointee.carried.removeAll(keepingCapacity: true) }
         state.pointee.hint = 0
         state.pointee.failure = nil
         do {
@@ -136,8 +141,11 @@ final class RowEncoder: Encoder {
     /// Any non-primitive value, by its column's coding.
     func set<T: Encodable>(_ value: T, _ name: String) throws {
         guard let position = layout.position(of: name, hint: &state.pointee.hint) else {
+            // Relationships are read through their key paths, not encoded; only note
+            // whether this one holds anything.
             if layout.skippedKeys.contains(name) {
-                state.pointee.skipped[name] = value
+                if let wrapper = value as? any EmptyRelationshipValue, wrapper.isEmpty { return }
+                state.pointee.carried.append(name)
                 return
             }
             throw unknown(name)

@@ -20,22 +20,29 @@ extension Session {
         let table = try table(M.self)
         let owner = ObjectIdentifier(M.self)
         let row = RowEncoder(layout: table.layout)
+        // Elements with relationships are saved with their graphs; no lookup runs for them either.
+        let graph = table.relationships.isEmpty ? nil : GraphSaver(session: self)
         var result = BatchSaveResult(inserted: 0, updated: 0)
         var reuse: (shape: ColumnMask, statement: Statement)?
-        for (offset, model) in models.enumerated() {
+        func save(_ model: M, at offset: Int) throws {
             do {
                 try row.encode(model)
-                // An element with relationships is saved with its graph; no lookup runs for it either.
-                let outcome = table.relationships.isEmpty
-                    ? try upsert(row, table, owner, reuse: &reuse)
-                    : try GraphSaver(session: self).save(model, mode: .upsert).outcome
-                switch outcome {
-                case .inserted: result.inserted += 1
-                case .updated: result.updated += 1
+                let outcome: SaveOutcome
+                if let graph {
+                    graph.startElement()
+                    outcome = try graph.save(model, mode: .upsert).outcome
+                } else {
+                    outcome = try upsert(row, table, owner, reuse: &reuse)
                 }
+                if outcome == .inserted { result.inserted += 1 } else { result.updated += 1 }
             } catch let error as ModelStoreError {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }
+        }
+        // A buffer pointer, not `enumerated()`: this generic code is not specialized for the
+        // model type, and the sequence machinery would look up metadata on every element.
+        try models.withUnsafeBufferPointer { buffer in
+            for offset in 0..<buffer.count { try save(buffer[offset], at: offset) }
         }
         return result
     }

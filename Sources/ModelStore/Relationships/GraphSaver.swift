@@ -12,8 +12,24 @@ final class GraphSaver {
         let key: RecordKey
     }
 
+    /// Encoders by model type, reused (their keyed containers are cached) and taken out
+    /// while in use, since a save of one type may recurse into another save of it.
+    private var encoders: [ObjectIdentifier: [RowEncoder]] = [:]
+
     init(session: Session) {
         self.session = session
+    }
+
+    /// Starts the next element of a batch: each element's graph is saved whole, so records
+    /// written for an earlier element are written again (merging in array order).
+    func startElement() {
+        visited.removeAll(keepingCapacity: true)
+    }
+
+    private func withEncoder<T>(_ table: TableDescription, _ type: ObjectIdentifier, _ body: (RowEncoder) throws -> T) rethrows -> T {
+        let encoder = encoders[type]?.popLast() ?? RowEncoder(layout: table.layout)
+        defer { encoders[type, default: []].append(encoder) }
+        return try body(encoder)
     }
 
     /// Saves `model` and its graph. `links` are values for the model's link columns set by
@@ -24,7 +40,15 @@ final class GraphSaver {
     ) throws -> (outcome: SaveOutcome, key: [SQLValue]) {
         let table = try session.table(M.self)
         let owner = ObjectIdentifier(M.self)
-        let row = RowEncoder(layout: table.layout)
+        return try withEncoder(table, owner) { row in
+            try save(model, row: row, table: table, owner: owner, mode: mode, clearing: clearing, links: links)
+        }
+    }
+
+    private func save<M: StoredModel>(
+        _ model: M, row: RowEncoder, table: TableDescription, owner: ObjectIdentifier, mode: SaveMode,
+        clearing: [String], links: [Int: SQLValue]
+    ) throws -> (outcome: SaveOutcome, key: [SQLValue]) {
         try row.encode(model)
         let clearedRelationships = Set(clearing.filter { table.relationship(named: $0) != nil })
         for name in clearing where !clearedRelationships.contains(name) {
@@ -43,7 +67,7 @@ final class GraphSaver {
         // To-ones stored here: save the target first, then record its key in this row.
         for (index, relationship) in table.relationships.enumerated() {
             guard case .foreignKeyHere(let positions, _) = relationship.storage else { continue }
-            let related = declarations[index].read(model)
+            let related = row.carries(relationship.property) ? declarations[index].read(model) : nil
             if clearedRelationships.contains(relationship.property) {
                 try requireNil(related, relationship, table)
                 for position in positions { row.setNull(at: position) }
@@ -55,9 +79,11 @@ final class GraphSaver {
         for (position, value) in links { row.set(value, at: position) }
         let outcome = try session.write(row, into: table, owner: owner, mode: mode)
 
-        // Relationships stored elsewhere: the targets' link columns or a join table.
+        // Relationships stored elsewhere: the targets' link columns or a join table. A record
+        // this save inserted has no links yet, so there is nothing to unlink.
+        let isNew = outcome == .inserted
         for (index, relationship) in table.relationships.enumerated() {
-            var related = declarations[index].read(model)
+            var related = row.carries(relationship.property) ? declarations[index].read(model) : nil
             if clearedRelationships.contains(relationship.property) {
                 try requireNil(related, relationship, table)
                 related = []
@@ -67,67 +93,85 @@ final class GraphSaver {
             case .foreignKeyHere:
                 continue
             case .foreignKeyThere(let columns):
-                try link(related, through: columns, to: key, relationship: relationship)
+                try link(related, through: columns, to: key, relationship: relationship, isNew: isNew)
             case .joinTable(let join):
-                try link(related, through: join, to: key)
+                try link(related, through: join, to: key, isNew: isNew)
             }
         }
         return (outcome, key)
     }
 
-    /// Saves a model whose type is known only at run time; returns its key.
-    private func saveAny(_ model: any StoredModel, links: [String: SQLValue] = [:]) throws -> [SQLValue] {
+    /// Saves a model whose type is known only at run time, with values for its link
+    /// columns; returns its key.
+    private func saveAny(_ model: any StoredModel, links: [Int: SQLValue] = [:]) throws -> [SQLValue] {
         func open<T: StoredModel>(_ model: T) throws -> [SQLValue] {
-            let table = try session.table(T.self)
-            var positioned: [Int: SQLValue] = [:]
-            for (name, value) in links { positioned[table.layout.position(of: name)!] = value }
-            return try save(model, mode: .upsert, links: positioned).key
+            try save(model, mode: .upsert, links: links).key
         }
         return try open(model)
     }
 
-    /// Makes `related` exactly the records whose `columns` hold `key`: unlinks the others
-    /// first (a one-to-one allows one link per record), then saves and links each.
-    private func link(_ related: [any StoredModel], through columns: [String], to key: [SQLValue], relationship: RelationshipDescription) throws {
+    /// Makes `related` exactly the records whose `columns` hold `key`. A one-to-one's link
+    /// is unique, so the others are unlinked first; a to-many saves and links the related
+    /// records first and unlinks the rest after, knowing their keys without encoding twice.
+    private func link(
+        _ related: [any StoredModel], through columns: [String], to key: [SQLValue], relationship: RelationshipDescription,
+        isNew: Bool
+    ) throws {
         func targetTable<T: StoredModel>(_ type: T.Type) throws -> TableDescription { try session.table(type) }
         let target = try targetTable(relationship.target)
-        let keys = try related.map(keyOf)
+        var assigned: [Int: SQLValue] = [:]
+        for (column, value) in zip(columns, key) { assigned[target.layout.position(of: column)!] = value }
         let linked = columns.map(quoted)
-        var sql = SQLFragment(
-            "UPDATE \(target.quotedTable) SET " + linked.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE "
-                + linked.map { "\($0) = ?" }.joined(separator: " AND "), key)
-        if !keys.isEmpty {
-            sql = sql + SQLFragment(" AND NOT (") + Self.anyOf(target.keyNames.map(quoted), keys) + SQLFragment(")")
+        func unlinkOthers(keeping keys: [[SQLValue]]) throws {
+            guard !isNew else { return }
+            var sql = SQLFragment(
+                "UPDATE \(target.quotedTable) SET " + linked.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE "
+                    + linked.map { "\($0) = ?" }.joined(separator: " AND "), key)
+            if !keys.isEmpty {
+                sql = sql + SQLFragment(" AND NOT (") + Self.anyOf(target.keyNames.map(quoted), keys) + SQLFragment(")")
+            }
+            try session.connection.cachedStatement(sql.sql).execute(sql.values)
         }
-        try session.connection.cachedStatement(sql.sql).execute(sql.values)
-        let assigned = Dictionary(uniqueKeysWithValues: zip(columns, key))
-        for model in related { _ = try saveAny(model, links: assigned) }
+        if relationship.kind == .toOne {
+            try unlinkOthers(keeping: try related.map(keyOf))
+            for model in related { _ = try saveAny(model, links: assigned) }
+        } else {
+            var keys: [[SQLValue]] = []
+            keys.reserveCapacity(related.count)
+            for model in related { keys.append(try saveAny(model, links: assigned)) }
+            try unlinkOthers(keeping: keys)
+        }
     }
 
     /// Makes `related` exactly the records the join table links to `key`.
-    private func link(_ related: [any StoredModel], through join: JoinTableDescription, to key: [SQLValue]) throws {
+    private func link(_ related: [any StoredModel], through join: JoinTableDescription, to key: [SQLValue], isNew: Bool) throws {
         var targets: [[SQLValue]] = []
         for model in related { targets.append(try saveAny(model)) }
         let owner = join.ownerColumns.map(quoted)
         let target = join.targetColumns.map(quoted)
-        var remove = SQLFragment(
-            "DELETE FROM \(quoted(join.name)) WHERE " + owner.map { "\($0) = ?" }.joined(separator: " AND "), key)
-        if !targets.isEmpty {
-            remove = remove + SQLFragment(" AND NOT (") + Self.anyOf(target, targets) + SQLFragment(")")
-        }
-        try session.connection.cachedStatement(remove.sql).execute(remove.values)
+        if !isNew { try unlink(join, owner: owner, target: target, key: key, keeping: targets) }
         let insert = try session.connection.cachedStatement(
             "INSERT INTO \(quoted(join.name)) (" + (owner + target).joined(separator: ", ") + ") VALUES ("
                 + Array(repeating: "?", count: owner.count + target.count).joined(separator: ", ") + ") ON CONFLICT DO NOTHING")
         for targetKey in targets { try insert.execute(key + targetKey) }
     }
 
+    private func unlink(_ join: JoinTableDescription, owner: [String], target: [String], key: [SQLValue], keeping targets: [[SQLValue]]) throws {
+        var remove = SQLFragment(
+            "DELETE FROM \(quoted(join.name)) WHERE " + owner.map { "\($0) = ?" }.joined(separator: " AND "), key)
+        if !targets.isEmpty {
+            remove = remove + SQLFragment(" AND NOT (") + Self.anyOf(target, targets) + SQLFragment(")")
+        }
+        try session.connection.cachedStatement(remove.sql).execute(remove.values)
+    }
+
     private func keyOf(_ model: any StoredModel) throws -> [SQLValue] {
         func open<T: StoredModel>(_ model: T) throws -> [SQLValue] {
             let table = try session.table(T.self)
-            let row = RowEncoder(layout: table.layout)
-            try row.encode(model)
-            return try table.key(of: row)
+            return try withEncoder(table, ObjectIdentifier(T.self)) { row in
+                try row.encode(model)
+                return try table.key(of: row)
+            }
         }
         return try open(model)
     }
