@@ -141,3 +141,19 @@ struct FindDeleteTests {
         #expect(try await Snack.deleteAll(in: test.store) == 1)
     }
 }
+
+@Suite("Decoding into a sized result")
+struct SizedDecodeTests {
+    @Test func rowsBeyondTheExpectedCountAreStillReturnedInOrder() throws {
+        let test = try TestStore()
+        try Snack.save((1...9).map { Snack(snackId: Int64($0)) }, in: test.store)
+        for expected in [1, 5, 9, 20] {
+            let ids = try test.store.read { session -> [Int64] in
+                let table = try session.table(Snack.self)
+                let statement = try session.connection.makeStatement("SELECT \(table.selectList) FROM \"Snack\" ORDER BY \"snackId\"")
+                return try session.decodeAll(Snack.self, from: statement, table: table, expected: expected).map(\.snackId)
+            }
+            #expect(ids == Array(1...9), "expected \(expected)")
+        }
+    }
+}

@@ -67,7 +67,11 @@ public struct ModelStoreContender: Contender {
     }
 
     public func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun {
-        let store = try ModelStore(path: path)
+        // W10 compares readers that must not stall behind a long write, as GRDB's pool
+        // readers do not: that is ReadOrdering.latestCommitted. Every other workload uses the
+        // default configuration.
+        let configuration = ModelStore.Configuration(readOrdering: workload == .w10 ? .latestCommitted : .afterEarlierWrites)
+        let store = try ModelStore(path: path, configuration: configuration)
         switch workload {
         case .w1:
             _ = try Item.count(in: store)   // creates the table outside the timing

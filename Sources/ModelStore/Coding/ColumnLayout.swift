@@ -29,6 +29,8 @@ struct ColumnDescription: Sendable {
     let coding: ColumnCoding
     /// The Swift type's name, for messages.
     let typeName: String
+    /// Whether the property is a `@Related` wrapper (known only for relationship properties).
+    var isRelationshipWrapper = false
 
     var isJSON: Bool {
         if case .json = coding { return true }
@@ -43,15 +45,18 @@ struct ColumnLayout: Sendable {
     let columns: [ColumnDescription]
     /// Properties that are not columns (relationships); coders skip them.
     let skippedKeys: Set<String>
+    /// Skipped properties whose type is a wrapper (`@Related`) that encodes even when empty.
+    let wrapperKeys: Set<String>
     /// Column names alone, for the hinted lookup: comparing names should not copy whole
     /// column descriptions (and retain their strings) on every property of every row.
     let names: [String]
     private let positions: [String: Int]
 
-    init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = []) {
+    init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = [], wrapperKeys: Set<String> = []) {
         self.modelName = modelName
         self.columns = columns
         self.skippedKeys = skippedKeys
+        self.wrapperKeys = wrapperKeys
         self.names = columns.map(\.name)
         var positions: [String: Int] = [:]
         for (position, column) in columns.enumerated() { positions[column.name] = position }
@@ -84,8 +89,9 @@ struct ColumnLayout: Sendable {
 
     /// A copy with `keys` removed from the columns: relationship properties.
     func removing(_ keys: Set<String>) -> ColumnLayout {
-        ColumnLayout(
+        let wrappers = columns.filter { keys.contains($0.name) && $0.isRelationshipWrapper }.map(\.name)
+        return ColumnLayout(
             modelName: modelName, columns: columns.filter { !keys.contains($0.name) },
-            skippedKeys: skippedKeys.union(keys))
+            skippedKeys: skippedKeys.union(keys), wrapperKeys: wrapperKeys.union(wrappers))
     }
 }

@@ -23,6 +23,7 @@ final class RowEncoder: Encoder {
 
     let layout: ColumnLayout
     private let state: UnsafeMutablePointer<State>
+    private let nilProbe = NilProbe()
 
     /// The encoded values by layout position; meaningful only where `present` says so.
     var values: [SQLValue] { state.pointee.values }
@@ -144,7 +145,14 @@ final class RowEncoder: Encoder {
             // Relationships are read through their key paths, not encoded; only note
             // whether this one holds anything.
             if layout.skippedKeys.contains(name) {
-                if let wrapper = value as? any EmptyRelationshipValue, wrapper.isEmpty { return }
+                // A plain Optional arrives only when it has a value; a wrapper always
+                // arrives, so it is asked to encode itself into a probe that notes nil.
+                if layout.wrapperKeys.contains(name) {
+                    let probe = nilProbe
+                    probe.isNil = true
+                    try value.encode(to: probe)
+                    if probe.isNil { return }
+                }
                 state.pointee.carried.append(name)
                 return
             }
@@ -224,7 +232,7 @@ extension Optional: OptionalEncodable {
 
 extension JSONEncoder {
     /// A container that accepts and discards values, returned when encoding already failed.
-    fileprivate static var discardingUnkeyed: any UnkeyedEncodingContainer {
+    static var discardingUnkeyed: any UnkeyedEncodingContainer {
         DiscardingUnkeyedContainer()
     }
 }
@@ -257,4 +265,26 @@ struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
 private final class EncodingContainerBox<Key: CodingKey> {
     let container: KeyedEncodingContainer<Key>
     init(_ container: KeyedEncodingContainer<Key>) { self.container = container }
+}
+
+/// Notes whether a value encodes as nil, without encoding anything else. Each `RowEncoder`
+/// owns one, used on that encoder's thread only.
+final class NilProbe: Encoder, SingleValueEncodingContainer {
+    var isNil = true
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        isNil = false
+        return KeyedEncodingContainer(DiscardingKeyedContainer<Key>())
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        isNil = false
+        return JSONEncoder.discardingUnkeyed
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+    func encodeNil() { isNil = true }
+    func encode<T: Encodable>(_ value: T) { isNil = false }
 }

@@ -81,7 +81,7 @@ final class ProbeDecoder: Decoder {
         let (coding, storage, value, failure) = classify(valueType)
         if !optional, let empty = type as? any EmptyRelationshipValue.Type {
             // A @Related relationship: never a column, and empty until loaded.
-            record(key, storage: storage, isOptional: true, coding: coding, typeName: String(describing: valueType))
+            record(key, storage: storage, isOptional: true, coding: coding, typeName: String(describing: valueType), wrapper: true)
             return (empty.emptyValue as! T)
         }
         record(key, storage: storage, isOptional: isOptional, coding: coding, typeName: String(describing: valueType))
@@ -96,9 +96,13 @@ final class ProbeDecoder: Decoder {
             suggestion: "Make \(T.self) CaseIterable, or make '\(key)' Optional.")
     }
 
-    private func record(_ key: String, storage: StorageType, isOptional: Bool, coding: ColumnCoding, typeName: String) {
+    private func record(
+        _ key: String, storage: StorageType, isOptional: Bool, coding: ColumnCoding, typeName: String, wrapper: Bool = false
+    ) {
         guard seen.insert(key).inserted else { return }
-        columns.append(ColumnDescription(name: key, storage: storage, isOptional: isOptional, coding: coding, typeName: typeName))
+        var column = ColumnDescription(name: key, storage: storage, isOptional: isOptional, coding: coding, typeName: typeName)
+        column.isRelationshipWrapper = wrapper
+        columns.append(column)
     }
 
     private func classify(_ type: any Decodable.Type) -> (ColumnCoding, StorageType, Any?, (any Error)?) {

@@ -19,18 +19,41 @@ extension Session {
     func findAll<M: StoredModel>(_ type: M.Type, loading: LoadOptions = .direct) throws -> [M] {
         let table = try table(type)
         let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
-        return try readModels(type, from: statement, table: table, loading: loading)
+        guard table.relationships.isEmpty || loading.plan.isEmpty else {
+            return try readModels(type, from: statement, table: table, loading: loading)
+        }
+        // Counting first (SQLite walks the b-tree without decoding) lets the rows decode
+        // into an array of the right size: the peak is the result, not twice it.
+        let expected = try count(type)
+        return try decodeAll(type, from: statement, table: table, expected: expected)
     }
 
-    /// Decodes every row `statement` returns (already bound) and resets it.
-    func decodeAll<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription) throws -> [M] {
+    /// Decodes every row `statement` returns (already bound) and resets it. `expected`, when
+    /// known, sizes the result exactly; rows beyond it (a write committed in between) are
+    /// still returned.
+    func decodeAll<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription, expected: Int? = nil) throws -> [M] {
         defer { statement.reset() }
         let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
-        var rows = RowBuffer<M>()
-        while try statement.step() {
-            rows.append(try decoder.decode(type))
+        let rows = RowBuffer<M>()
+        guard let expected, expected > 0 else {
+            while try statement.step() { rows.append(try decoder.decode(type)) }
+            return rows.finish()
         }
-        return rows.finish()
+        var more = false
+        var models = try [M](unsafeUninitializedCapacity: expected) { buffer, initialized in
+            initialized = 0
+            while initialized < expected {
+                guard try statement.step() else { return }
+                (buffer.baseAddress! + initialized).initialize(to: try decoder.decode(type))
+                initialized += 1
+            }
+            more = true
+        }
+        if more {
+            while try statement.step() { rows.append(try decoder.decode(type)) }
+            models += rows.finish()
+        }
+        return models
     }
 
     /// How many records the table holds.

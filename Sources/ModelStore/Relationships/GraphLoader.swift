@@ -54,7 +54,7 @@ final class GraphLoader {
             distinct.append(position)
         }
         try fill(roots, distinct, plan: plan, arrival: nil)
-        var result = RowBuffer<M>(capacity: positions.count)
+        let result = RowBuffer<M>(capacity: positions.count)
         for position in positions { result.append(roots.model(position)) }
         return result.finish()
     }

@@ -48,7 +48,8 @@ struct TableDescription: Sendable {
         let keyPositions = try Self.keyPositions(M.primaryKey, layout: properties, modelName: modelName)
         let (relationships, foreignKeys) = try Self.relationships(of: type, layout: properties, modelName: modelName)
         let layout = ColumnLayout(
-            modelName: modelName, columns: properties.columns + foreignKeys, skippedKeys: properties.skippedKeys)
+            modelName: modelName, columns: properties.columns + foreignKeys, skippedKeys: properties.skippedKeys,
+            wrapperKeys: properties.wrapperKeys)
         let tableName = M.tableName
         try Self.validate(tableName: tableName, layout: layout, modelName: modelName)
         var declared = M.indexes.map { (columns: $0.columns, isUnique: $0.isUnique) }

@@ -15,6 +15,7 @@ extension ModelStore {
             return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
         }
         do {
+            if readsSkipBarriers { return try runRead(body) }
             return try queue.sync { try runRead(body) }
         } catch is NeedsWriter {
             // A table needs creating first: only the writer may do that.
@@ -111,7 +112,7 @@ extension ModelStore {
         _ body: @escaping @Sendable (Session) throws -> T,
         then finish: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        queue.async {
+        (readsSkipBarriers ? DispatchQueue.global() : queue).async {
             do {
                 finish(.success(try self.runRead(body)))
             } catch is NeedsWriter {
@@ -136,6 +137,7 @@ extension ModelStore {
     /// Runs `body` on a reader inside a read transaction (one consistent snapshot).
     func readBlock<T>(_ body: () throws -> T) throws -> T {
         if SessionContext.current(for: id) != nil { return try body() }
+        if readsSkipBarriers { return try runReadBlock(body) }
         return try queue.sync { try runReadBlock(body) }
     }
 

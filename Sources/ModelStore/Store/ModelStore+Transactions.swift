@@ -49,7 +49,7 @@ extension ModelStore {
     /// Runs `body` as a read block without blocking the calling task.
     public func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async {
+            (readsSkipBarriers ? DispatchQueue.global() : queue).async {
                 continuation.resume(with: Result { try self.runReadBlock(body) })
             }
         }

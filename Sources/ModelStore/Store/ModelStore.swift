@@ -23,12 +23,27 @@ public final class ModelStore: @unchecked Sendable {
         public var busyTimeout: TimeInterval
         /// How many read connections may run at once. Default: 4.
         public var maximumReaders: Int
+        /// Whether reads wait for writes submitted before them. Default:
+        /// `.afterEarlierWrites`.
+        public var readOrdering: ReadOrdering
 
         /// Creates a configuration.
-        public init(busyTimeout: TimeInterval = 5, maximumReaders: Int = 4) {
+        public init(busyTimeout: TimeInterval = 5, maximumReaders: Int = 4, readOrdering: ReadOrdering = .afterEarlierWrites) {
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
+            self.readOrdering = readOrdering
         }
+    }
+
+    /// What a read sees of writes still in flight.
+    public enum ReadOrdering: Sendable {
+        /// A read waits for every write submitted before it, and sees it — even an
+        /// asynchronous write still in flight. Reads still run side by side with each other.
+        case afterEarlierWrites
+        /// A read never waits for writes: it sees what was committed when it starts (a WAL
+        /// snapshot), so a long import never stalls it. A write submitted before it but not
+        /// yet committed is not seen. In-memory stores always order reads after writes.
+        case latestCommitted
     }
 
     /// The database file's path, or nil for an in-memory store.
@@ -38,6 +53,8 @@ public final class ModelStore: @unchecked Sendable {
 
     let queue: DispatchQueue
     let pool: ConnectionPool
+    /// Whether reads bypass the queue's barriers (`ReadOrdering.latestCommitted` on a file).
+    let readsSkipBarriers: Bool
     /// Tables this store has created or checked, by model type.
     let registry = Locked<[ObjectIdentifier: TableDescription]>([:])
     private let completionQueueBox: Locked<DispatchQueue>
@@ -83,6 +100,8 @@ public final class ModelStore: @unchecked Sendable {
             location: location, busyTimeout: configuration.busyTimeout,
             maximumReaders: configuration.maximumReaders, createsDirectory: createsDirectory)
         self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
+        // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
+        if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
         self.completionQueueBox = Locked(
             DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")"))
     }
