@@ -20,7 +20,7 @@ extension Session {
         let table = try table(type)
         let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
         guard table.relationships.isEmpty || loading.plan.isEmpty else {
-            return try readModels(type, from: statement, table: table, loading: loading)
+            return try readModels(type, from: statement, table: table, loading: loading, wholeTable: true)
         }
         // Counting first (SQLite walks the b-tree without decoding) lets the rows decode
         // into an array of the right size: the peak is the result, not twice it.

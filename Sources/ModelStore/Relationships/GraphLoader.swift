@@ -19,8 +19,16 @@ final class GraphLoader {
 
     // MARK: Entry points
 
+    /// Whether the records being filled are every record of their table (an unfiltered
+    /// `findAll`): their children then need no `IN` list of parent keys, just a scan.
+    private var parentsAreWholeTable = false
+
     /// Decodes every row of `statement` (bound) and fills the relationships `plan` names.
-    func load<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription, plan: LoadOptions.Plan) throws -> [M] {
+    /// `wholeTable` says the statement selects every record of the table.
+    func load<M: StoredModel>(
+        _ type: M.Type, from statement: Statement, table: TableDescription, plan: LoadOptions.Plan, wholeTable: Bool = false
+    ) throws -> [M] {
+        parentsAreWholeTable = wholeTable
         try Self.validate(plan, for: type, session: session)
         let roots = cache(type, table)
         defer { statement.reset() }
@@ -53,7 +61,7 @@ final class GraphLoader {
             roots.markExpanded(position)
             distinct.append(position)
         }
-        try fill(roots, distinct, plan: plan, arrival: nil)
+        try fill(roots, distinct, plan: plan, arrival: nil, wholeTable: parentsAreWholeTable)
         let result = RowBuffer<M>(capacity: positions.count)
         for position in positions { result.append(roots.model(position)) }
         return result.finish()
@@ -70,7 +78,7 @@ final class GraphLoader {
     }
 
     private func fill<M: StoredModel>(
-        _ records: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan, arrival: Arrival?
+        _ records: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan, arrival: Arrival?, wholeTable: Bool = false
     ) throws {
         guard !positions.isEmpty else { return }
         let declarations = M.relationships
@@ -87,7 +95,7 @@ final class GraphLoader {
             }
             guard let childPlan = plan.child(relationship.property) else { continue }
             func load<T: StoredModel>(_ target: T.Type) throws {
-                try self.load(relationship, declaration, target: target, parents: records, positions, plan: childPlan)
+                try self.load(relationship, declaration, target: target, parents: records, positions, plan: childPlan, wholeTable: wholeTable)
             }
             try load(relationship.target)
         }
@@ -95,10 +103,10 @@ final class GraphLoader {
 
     private func load<M: StoredModel, T: StoredModel>(
         _ relationship: RelationshipDescription, _ declaration: Relationship<M>, target: T.Type,
-        parents: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan
+        parents: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan, wholeTable: Bool
     ) throws {
         let children = cache(T.self, try session.table(T.self))
-        let childrenOf = try fetch(relationship, parents: parents, positions, into: children)
+        let childrenOf = try fetch(relationship, parents: parents, positions, into: children, wholeTable: wholeTable)
 
         // Records reached for the first time are filled further; the rest appear shallow.
         var fresh: [Int] = []
@@ -144,8 +152,13 @@ final class GraphLoader {
     /// Where the children hold the link (`parent.children` with a to-one inverse), each
     /// new child is decoded with its parent's stored values already in the inverse property.
     private func fetch<M: StoredModel, T: StoredModel>(
-        _ relationship: RelationshipDescription, parents: RecordCache<M>, _ positions: [Int], into children: RecordCache<T>
+        _ relationship: RelationshipDescription, parents: RecordCache<M>, _ positions: [Int], into children: RecordCache<T>,
+        wholeTable: Bool
     ) throws -> [[Int]] {
+        // Every parent is loaded: select children by scanning rather than by a key list.
+        func parentsIn(_ columns: [String]) -> [SQLFragment] {
+            wholeTable ? [SQLFragment("1")] : Self.membership(columns, positions.map { parents.key($0).values })
+        }
         var childrenOf = Array(repeating: [Int](), count: positions.count)
         let target = children.table
         let targetKey = target.keyNames.map { "t." + quoted($0) }
@@ -180,7 +193,7 @@ final class GraphLoader {
             // once; the link's index serves this order.
             try collect(
                 positions, parents, into: &childrenOf, injection: inject,
-                Self.membership(linked, positions.map { parents.key($0).values }).map { condition in
+                parentsIn(linked).map { condition in
                     SQLFragment("SELECT \(linked.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(target.quotedTable) t WHERE ")
                         + condition + SQLFragment(" ORDER BY " + (linked + targetKey).joined(separator: ", "))
                 }, children, prefix: columns.count)
@@ -190,9 +203,11 @@ final class GraphLoader {
                 .joined(separator: " AND ")
             try collect(
                 positions, parents, into: &childrenOf, injection: nil,
-                Self.membership(owner, positions.map { parents.key($0).values }).map { condition in
+                parentsIn(owner).map { condition in
+                    // Ordered by parent, so a parent's children arrive together (the join
+                    // table's key serves this order), then by child key.
                     SQLFragment("SELECT \(owner.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(quoted(join.name)) j JOIN \(target.quotedTable) t ON \(on) WHERE ")
-                        + condition + SQLFragment(" ORDER BY " + targetKey.joined(separator: ", "))
+                        + condition + SQLFragment(" ORDER BY " + (owner + targetKey).joined(separator: ", "))
                 }, children, prefix: join.ownerColumns.count)
         }
         return childrenOf
@@ -241,36 +256,31 @@ final class GraphLoader {
         let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions, mapping: mapping)
         let first = table.columns.count - table.foreignKeyColumns.count
         var rows: [(RecordKey?, Int)] = []
-        var lastParent: (key: RecordKey, values: (wrapper: Any, plain: Any)?)?
+        // Children arrive grouped by parent: the parent is handed to the decoder once per
+        // group, not copied per row.
+        var currentParent: RecordKey?
+        defer {
+            decoder.injectedKey = nil
+            decoder.injectedWrapper = nil
+            decoder.injectedPlain = nil
+        }
         while try statement.step() {
             let key = RecordKey(table.keyPositions.map { statement.value(at: offset + Int32($0)) })
             let parentKey = prefix == 0 ? nil : RecordKey(statement, at: 0, count: prefix)
+            if let injection, parentKey != currentParent {
+                currentParent = parentKey
+                let parent = parentKey.flatMap(injection.parent)
+                decoder.injectedKey = parent == nil ? nil : injection.property
+                decoder.injectedWrapper = parent?.wrapper
+                decoder.injectedPlain = parent?.plain
+            }
             let position: Int
             if let known = cache.position(of: key) {
                 position = known
             } else {
-                var parent: (wrapper: Any, plain: Any)?
-                if let injection, let parentKey {
-                    if let lastParent, lastParent.key == parentKey {
-                        parent = lastParent.values
-                    } else {
-                        parent = injection.parent(parentKey)
-                        lastParent = (parentKey, parent)
-                    }
-                }
-                if let injection, let parent {
-                    decoder.injectedKey = injection.property
-                    decoder.injectedWrapper = parent.wrapper
-                    decoder.injectedPlain = parent.plain
-                }
                 let model = try decoder.decode(T.self)
-                position = cache.add(model, key: key, decodedWithParent: parent != nil) {
+                position = cache.add(model, key: key, decodedWithParent: decoder.injectedKey != nil) {
                     statement.value(at: offset + Int32(first + $0))
-                }
-                if parent != nil {
-                    decoder.injectedKey = nil
-                    decoder.injectedWrapper = nil
-                    decoder.injectedPlain = nil
                 }
             }
             rows.append((parentKey, position))

@@ -58,6 +58,11 @@ final class RecordCache<T: StoredModel> {
         var expanded: [Bool] = []
         /// Records decoded with their parent already in the inverse property.
         var decodedWithParent: [Bool] = []
+        /// Where a record's copy being filled lives in `filled`, or -1 while it is unchanged
+        /// from its stored values (most related records never change: no second copy).
+        var filledSlot: [Int] = []
+        var filledCount = 0
+        var filledCapacity = 0
     }
 
     let table: TableDescription
@@ -71,16 +76,16 @@ final class RecordCache<T: StoredModel> {
         self.table = table
         linkWidth = table.foreignKeyColumns.count
         state = .allocate(capacity: 1)
-        state.initialize(to: Bookkeeping())
+        state.initialize(to: Bookkeeping(filledCapacity: 16))
         sizes = .allocate(capacity: 1)
         sizes.initialize(to: (0, 64))
         storage = .allocate(capacity: 1)
-        storage.initialize(to: (.allocate(capacity: 64), .allocate(capacity: 64)))
+        storage.initialize(to: (.allocate(capacity: 64), .allocate(capacity: 16)))
     }
 
     deinit {
         storage.pointee.shallow.deinitialize(count: count)
-        storage.pointee.filled.deinitialize(count: count)
+        storage.pointee.filled.deinitialize(count: state.pointee.filledCount)
         storage.pointee.shallow.deallocate()
         storage.pointee.filled.deallocate()
         storage.deallocate()
@@ -118,7 +123,7 @@ final class RecordCache<T: StoredModel> {
         let position = sizes.pointee.count
         if position == sizes.pointee.capacity { grow() }
         (storage.pointee.shallow + position).initialize(to: model)
-        (storage.pointee.filled + position).initialize(to: model)
+        state.pointee.filledSlot.append(-1)
         state.pointee.keys.append(key)
         for offset in 0..<linkWidth { state.pointee.links.append(link(offset)) }
         state.pointee.positions[key] = position
@@ -131,13 +136,28 @@ final class RecordCache<T: StoredModel> {
     private func grow() {
         let (count, capacity) = sizes.pointee
         let shallow = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
-        let filled = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
         shallow.moveInitialize(from: storage.pointee.shallow, count: count)
-        filled.moveInitialize(from: storage.pointee.filled, count: count)
         storage.pointee.shallow.deallocate()
-        storage.pointee.filled.deallocate()
-        storage.pointee = (shallow, filled)
+        storage.pointee.shallow = shallow
         sizes.pointee.capacity = capacity * 2
+    }
+
+    /// The slot of the record's copy being filled, made from its stored values on first use.
+    private func filledSlot(_ position: Int) -> Int {
+        let slot = state.pointee.filledSlot[position]
+        if slot >= 0 { return slot }
+        let count = state.pointee.filledCount
+        if count == state.pointee.filledCapacity {
+            let larger = UnsafeMutablePointer<T>.allocate(capacity: count * 2)
+            larger.moveInitialize(from: storage.pointee.filled, count: count)
+            storage.pointee.filled.deallocate()
+            storage.pointee.filled = larger
+            state.pointee.filledCapacity = count * 2
+        }
+        (storage.pointee.filled + count).initialize(to: storage.pointee.shallow[position])
+        state.pointee.filledSlot[position] = count
+        state.pointee.filledCount = count + 1
+        return count
     }
 
     /// The record as decoded: its stored values (and the parent it was decoded with).
@@ -147,13 +167,16 @@ final class RecordCache<T: StoredModel> {
 
     /// The record with the relationships filled so far.
     func model(_ position: Int) -> T {
-        storage.pointee.filled[position]
+        let slot = state.pointee.filledSlot[position]
+        return slot >= 0 ? storage.pointee.filled[slot] : storage.pointee.shallow[position]
     }
 
     /// Runs `body` on the record being filled.
     @inline(__always)
     func fill(_ position: Int, _ body: (inout T) -> Void) {
-        body(&storage.pointee.filled[position])
+        // The slot first: making it may move the buffer.
+        let slot = filledSlot(position)
+        body(&storage.pointee.filled[slot])
     }
 
     func link(_ position: Int, _ offset: Int) -> SQLValue {

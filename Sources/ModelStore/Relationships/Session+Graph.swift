@@ -1,13 +1,18 @@
 extension Session {
     /// Decodes every row of `statement` (already bound) and fills relationships as `loading`
     /// says. Models without relationships take the plain path.
-    func readModels<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription, loading: LoadOptions) throws -> [M] {
+    ///
+    /// `wholeTable` says the statement selects every record of the table, so their related
+    /// records can be read by scanning instead of by a list of keys.
+    func readModels<M: StoredModel>(
+        _ type: M.Type, from statement: Statement, table: TableDescription, loading: LoadOptions, wholeTable: Bool = false
+    ) throws -> [M] {
         guard !table.relationships.isEmpty, !loading.plan.isEmpty else {
             return try decodeAll(type, from: statement, table: table)
         }
         // One snapshot for the roots and every relationship query.
         return try connection.inReadTransaction {
-            try GraphLoader(session: self).load(type, from: statement, table: table, plan: loading.plan)
+            try GraphLoader(session: self).load(type, from: statement, table: table, plan: loading.plan, wholeTable: wholeTable)
         }
     }
 
