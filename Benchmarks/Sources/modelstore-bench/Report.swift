@@ -22,6 +22,8 @@ struct WorkloadResult: Codable {
     var goal: Double?
     var goalMet: Bool?
     var fasterThanGRDB: Bool
+    /// Within 3% of GRDB: a tie, as when both run the same single SQL statement.
+    var tiedWithGRDB: Bool
     var memoryNoHigherThanGRDB: Bool?
 }
 
@@ -43,6 +45,7 @@ enum Report {
             },
             ratioToC: ratioToC, ratioToGRDB: ratioToGRDB, grdbRatioToC: slowdown(grdb, c),
             goal: workload.goal, goalMet: workload.goal.map { ratioToC <= $0 }, fasterThanGRDB: ratioToGRDB < 1,
+            tiedWithGRDB: abs(ratioToGRDB - 1) < 0.03,
             memoryNoHigherThanGRDB: memory)
     }
 
@@ -59,7 +62,7 @@ enum Report {
             lines.append(
                 "| \(result.workload) \(result.title) | \(cell(result.contenders[0])) | \(cell(result.contenders[1])) | \(cell(result.contenders[2])) | "
                     + "\(ratio(result.ratioToC)) | \(ratio(result.ratioToGRDB)) | \(ratio(result.grdbRatioToC)) | \(goal) | "
-                    + (result.fasterThanGRDB ? "faster" : "**slower**") + " |")
+                    + (result.tiedWithGRDB ? "tie (±3%)" : result.fasterThanGRDB ? "faster" : "**slower**") + " |")
         }
         var text = lines.joined(separator: "\n")
         let memory = results.filter { $0.contenders.contains { $0.peakMemoryGrowthBytes != nil } }
