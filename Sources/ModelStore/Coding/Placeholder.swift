@@ -48,6 +48,38 @@ enum Placeholder {
         }
     }
 
+    /// A value of a standard type (or a case-iterable enum with two cases or more) that
+    /// differs from its placeholder, for telling properties apart.
+    static func alternate<T>(_ type: T.Type) -> T? {
+        let value: Any?
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(Bool.self): value = true
+        case ObjectIdentifier(Int.self): value = 1 as Int
+        case ObjectIdentifier(Int8.self): value = 1 as Int8
+        case ObjectIdentifier(Int16.self): value = 1 as Int16
+        case ObjectIdentifier(Int32.self): value = 1 as Int32
+        case ObjectIdentifier(Int64.self): value = 1 as Int64
+        case ObjectIdentifier(UInt.self): value = 1 as UInt
+        case ObjectIdentifier(UInt8.self): value = 1 as UInt8
+        case ObjectIdentifier(UInt16.self): value = 1 as UInt16
+        case ObjectIdentifier(UInt32.self): value = 1 as UInt32
+        case ObjectIdentifier(UInt64.self): value = 1 as UInt64
+        case ObjectIdentifier(Double.self): value = 1 as Double
+        case ObjectIdentifier(Float.self): value = 1 as Float
+        case ObjectIdentifier(String.self): value = "alternate"
+        case ObjectIdentifier(Data.self): value = Data([1])
+        case ObjectIdentifier(Date.self): value = Date(timeIntervalSinceReferenceDate: 1)
+        case ObjectIdentifier(Decimal.self): value = Decimal(1)
+        case ObjectIdentifier(UUID.self): value = UUID(uuid: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        case ObjectIdentifier(URL.self): value = URL(string: "about:alternate")
+        default:
+            guard let iterable = type as? any CaseIterable.Type else { return nil }
+            func second<C: CaseIterable>(_ type: C.Type) -> Any? { type.allCases.dropFirst().first }
+            value = second(iterable)
+        }
+        return value as? T
+    }
+
     /// Builds a placeholder of any decodable type by decoding it from stand-in values.
     ///
     /// Returns the value (nil when no stand-in satisfied the type's `init(from:)`, and no

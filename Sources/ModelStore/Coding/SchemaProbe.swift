@@ -21,6 +21,13 @@ enum SchemaProbe {
         try M(from: ProbeDecoder(modelName: String(describing: type)))
     }
 
+    /// An instance made of placeholders except for `key`, which holds a different value.
+    static func placeholder<M: Decodable>(of type: M.Type, marking key: String) throws -> M {
+        let probe = ProbeDecoder(modelName: String(describing: type))
+        probe.marked = key
+        return try M(from: probe)
+    }
+
     static func layout<M: Decodable>(of type: M.Type, modelName: String) throws -> ColumnLayout {
         let probe = ProbeDecoder(modelName: modelName)
         do {
@@ -39,6 +46,9 @@ enum SchemaProbe {
 
 final class ProbeDecoder: Decoder {
     let modelName: String
+    /// The key that gets a value other than its placeholder (a present optional, an
+    /// alternate value), so the property it fills can be told apart from the rest.
+    var marked: String?
     private(set) var columns: [ColumnDescription] = []
     private var seen: Set<String> = []
     private(set) var lastKey: String?
@@ -79,12 +89,19 @@ final class ProbeDecoder: Decoder {
             valueType = wrapper.wrappedDecodableType
         }
         let (coding, storage, value, failure) = classify(valueType)
+        if key == marked, let empty = valueType as? any EmptyRelationshipValue.Type, let holding = empty.holdingPlaceholder as? T {
+            return holding
+        }
         if !optional, let empty = type as? any EmptyRelationshipValue.Type {
             // A @Related relationship: never a column, and empty until loaded.
             record(key, storage: storage, isOptional: true, coding: coding, typeName: String(describing: valueType), wrapper: true)
             return (empty.emptyValue as! T)
         }
         record(key, storage: storage, isOptional: isOptional, coding: coding, typeName: String(describing: valueType))
+        if key == marked {
+            if optional { return value as? T }
+            if let alternate = Placeholder.alternate(T.self) { return alternate }
+        }
         if optional { return nil }
         if let wrapper = type as? any OptionalDecodable.Type { return (wrapper.nilValue as! T) }
         if let value = value as? T { return value }

@@ -23,7 +23,7 @@ enum PropertyName {
         model[keyPath: writable] = target
         let after = emptyWrappers(in: model)
         guard let changed = before.subtracting(after).first, changed.hasPrefix("_") else { return described }
-        let name = String(changed.dropFirst())
+        let name = renamedKeys(of: Root.self)[changed] ?? String(changed.dropFirst())
         cache.withLock { $0[keyPath] = name }
         return name
     }
@@ -41,9 +41,65 @@ enum PropertyName {
 
     static func of(_ keyPath: AnyKeyPath) -> String {
         if let name = cache.withLock({ $0[keyPath] }) { return name }
-        let name = parse(String(describing: keyPath))
+        var name = parse(String(describing: keyPath))
+        if !name.hasPrefix("\\"), let root = type(of: keyPath).rootType as? any Decodable.Type {
+            name = renamedKeys(of: root)[name] ?? name
+        }
         cache.withLock { $0[keyPath] = name }
         return name
+    }
+
+    // MARK: Renamed coding keys
+
+    /// The column a declaration names: `name` itself when it is a column, else the coding key
+    /// of the property called `name` (a primary key may name either).
+    static func column<M: Decodable>(named name: String, of type: M.Type, in layout: ColumnLayout) -> String {
+        layout.position(of: name) == nil ? renamedKeys(of: type)[name] ?? name : name
+    }
+
+    private static let renamed = Locked<[ObjectIdentifier: [String: String]]>([:])
+
+    /// The coding key of each property whose key differs from its name, for models with
+    /// custom `CodingKeys` (`case createdAt = "created_at"`): key paths name properties,
+    /// while columns are named by keys. Empty for the common model whose keys are its names.
+    static func renamedKeys<M: Decodable>(of type: M.Type) -> [String: String] {
+        let id = ObjectIdentifier(type)
+        if let map = renamed.withLock({ $0[id] }) { return map }
+        let map = (try? findRenamedKeys(of: type)) ?? [:]
+        renamed.withLock { $0[id] = map }
+        return map
+    }
+
+    /// Decodes a placeholder model once per renamed key, with that key holding a different
+    /// value, and sees which property changed: this follows any `init(from:)`, not only the
+    /// synthesized one. A property and a key left over at the end belong together.
+    private static func findRenamedKeys<M: Decodable>(of type: M.Type) throws -> [String: String] {
+        func describedChildren(_ value: Any) -> [(label: String, value: String)] {
+            Mirror(reflecting: value).children.compactMap { child in
+                child.label.map { ($0, String(describing: child.value)) }
+            }
+        }
+        let keys = try SchemaProbe.cachedLayout(of: type).columns.map(\.name)
+        let keySet = Set(keys)
+        let baseline = describedChildren(try SchemaProbe.placeholder(of: type))
+        let labels = Set(baseline.map(\.label))
+        // A property wrapper's storage is labelled `_name`.
+        let renamedKeys = keys.filter { !labels.contains($0) && !labels.contains("_" + $0) }
+        guard !renamedKeys.isEmpty else { return [:] }
+        let candidates = baseline.filter { child in
+            !keySet.contains(child.label) && !(child.label.hasPrefix("_") && keySet.contains(String(child.label.dropFirst())))
+        }
+        var map: [String: String] = [:]
+        for key in renamedKeys {
+            guard let marked = try? SchemaProbe.placeholder(of: type, marking: key) else { continue }
+            let values = Dictionary(describedChildren(marked).map { ($0.label, $0.value) }) { first, _ in first }
+            let changed = candidates.filter { values[$0.label] != $0.value }
+            if changed.count == 1 { map[changed[0].label] = key }
+        }
+        let leftKeys = renamedKeys.filter { !map.values.contains($0) }
+        let leftLabels = candidates.map(\.label).filter { map[$0] == nil }
+        if leftKeys.count == 1, leftLabels.count == 1 { map[leftLabels[0]] = leftKeys[0] }
+        return map
     }
 
     static func parse(_ description: String) -> String {

@@ -81,10 +81,15 @@ extension KeyedDecodingContainer {
 /// relationship values, filled later by the graph loader.
 protocol EmptyRelationshipValue {
     static var emptyValue: Self { get }
+    /// A relationship holding a placeholder model, or nil when none can be made.
+    static var holdingPlaceholder: Self? { get }
     var isEmpty: Bool { get }
 }
 
 extension Related: EmptyRelationshipValue {
     static var emptyValue: Self { Related() }
+    static var holdingPlaceholder: Self? {
+        Placeholder.make(Target.self, depth: 0).value.map { Related(wrappedValue: $0) }
+    }
     var isEmpty: Bool { wrappedValue == nil }
 }

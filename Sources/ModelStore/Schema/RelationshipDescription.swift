@@ -75,7 +75,8 @@ struct KeyInfo: Sendable {
         let layout = try SchemaProbe.cachedLayout(of: type)
         var names: [String] = []
         var storage: [StorageType] = []
-        for name in M.primaryKey {
+        for declared in M.primaryKey {
+            let name = PropertyName.column(named: declared, of: type, in: layout)
             guard let position = layout.position(of: name) else {
                 throw ModelStoreError(
                     .invalidModel, "\(modelName).primaryKey names '\(name)', which is not a stored property of \(modelName).",

@@ -45,14 +45,17 @@ struct TableDescription: Sendable {
         // Relationship properties are not columns; their links live in key columns.
         let properties = probed.removing(Set(M.relationships.map(\.property)))
         // The key comes first: relationships of other models need it.
-        let keyPositions = try Self.keyPositions(M.primaryKey, layout: properties, modelName: modelName)
+        let keyNames = M.primaryKey.map { PropertyName.column(named: $0, of: type, in: properties) }
+        let keyPositions = try Self.keyPositions(keyNames, layout: properties, modelName: modelName)
         let (relationships, foreignKeys) = try Self.relationships(of: type, layout: properties, modelName: modelName)
         let layout = ColumnLayout(
             modelName: modelName, columns: properties.columns + foreignKeys, skippedKeys: properties.skippedKeys,
             wrapperKeys: properties.wrapperKeys)
         let tableName = M.tableName
         try Self.validate(tableName: tableName, layout: layout, modelName: modelName)
-        var declared = M.indexes.map { (columns: $0.columns, isUnique: $0.isUnique) }
+        var declared = M.indexes.map { index in
+            (columns: index.columns.map { PropertyName.column(named: $0, of: type, in: layout) }, isUnique: index.isUnique)
+        }
         for relationship in relationships {
             // Links are looked up by these columns; a one-to-one allows one link per target.
             if case .foreignKeyHere(let positions, let unique) = relationship.storage {
