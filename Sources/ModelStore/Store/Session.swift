@@ -40,10 +40,11 @@ struct Session {
                 func prepare<T: StoredModel>(_ target: T.Type) throws { _ = try self.table(target) }
                 try prepare(relationship.target)
             }
-        case .reader:
-            throw NeedsWriter()
-        case .pinnedReader:
+        case .reader, .pinnedReader:
+            // A table that is already complete needs no writer: reads keep working while
+            // another process holds the write lock.
             guard try SchemaMigrator.isReady(table, on: connection) else {
+                guard role == .pinnedReader else { throw NeedsWriter() }
                 throw ModelStoreError(
                     .reentrancy,
                     "\(table.modelName) is used for the first time inside a read block, and its table needs creating or extending, which a read cannot do.",
