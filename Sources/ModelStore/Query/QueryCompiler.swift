@@ -98,7 +98,7 @@ struct QueryCompiler {
         case .between(let reference, let lower, let upper, let negated):
             return SQLFragment("\(try column(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", [lower, upper])
         case .text(let reference, let match, let text, let caseInsensitive):
-            return textMatch(try column(reference), match, text, caseInsensitive: caseInsensitive)
+            return try textMatch(try column(reference), match, text, caseInsensitive: caseInsensitive)
         case .and(let nodes):
             guard !nodes.isEmpty else { return SQLFragment("1") }
             return try join(nodes, with: " AND ")
@@ -162,40 +162,44 @@ struct QueryCompiler {
         return "[" + elements.joined(separator: ",") + "]"
     }
 
-    private func textMatch(_ column: String, _ match: TextMatch, _ text: String, caseInsensitive: Bool) -> SQLFragment {
+    /// Literal matches compare bytes (`instr`, and `substr` over the text cast to a BLOB), so
+    /// `%`, `_` and even NUL characters are plain characters; `length()` and LIKE would stop
+    /// at a NUL. Case folding applies SQL's `lower()` to both sides, so they fold alike.
+    private func textMatch(_ column: String, _ match: TextMatch, _ text: String, caseInsensitive: Bool) throws -> SQLFragment {
         if match == .like {
+            guard !text.utf8.contains(0) else {
+                throw ModelStoreError(
+                    .invalidQuery, "A LIKE pattern cannot contain a NUL character: SQLite's LIKE stops reading at it.",
+                    value: SQLValue.text(text).description,
+                    suggestion: "Use contains, hasPrefix or hasSuffix, which match NUL characters literally.")
+            }
             guard !caseInsensitive else { return SQLFragment("\(column) LIKE ?", [.text(text)]) }
             return SQLFragment("\(column) GLOB ?", [.text(Self.globPattern(fromLike: text))])
         }
         if text.isEmpty { return SQLFragment("\(column) IS NOT NULL") }
         if caseInsensitive {
-            let escaped = Self.escapeLike(text)
-            let pattern: String
             switch match {
-            case .contains: pattern = "%" + escaped + "%"
-            case .prefix: pattern = escaped + "%"
-            case .suffix, .like: pattern = "%" + escaped
+            case .contains:
+                return SQLFragment("instr(lower(\(column)), lower(?)) > 0", [.text(text)])
+            case .prefix:
+                return SQLFragment(
+                    "substr(CAST(lower(\(column)) AS BLOB), 1, length(CAST(lower(?) AS BLOB))) = CAST(lower(?) AS BLOB)",
+                    [.text(text), .text(text)])
+            case .suffix, .like:
+                return SQLFragment(
+                    "substr(CAST(lower(\(column)) AS BLOB), -length(CAST(lower(?) AS BLOB))) = CAST(lower(?) AS BLOB)",
+                    [.text(text), .text(text)])
             }
-            return SQLFragment("\(column) LIKE ? ESCAPE '\\'", [.text(pattern)])
         }
+        let bytes = Data(text.utf8)
         switch match {
         case .contains:
             return SQLFragment("instr(\(column), ?) > 0", [.text(text)])
         case .prefix:
-            return SQLFragment("substr(\(column), 1, length(?)) = ?", [.text(text), .text(text)])
+            return SQLFragment("substr(CAST(\(column) AS BLOB), 1, ?) = ?", [.integer(Int64(bytes.count)), .blob(bytes)])
         case .suffix, .like:
-            return SQLFragment("substr(\(column), -length(?)) = ?", [.text(text), .text(text)])
+            return SQLFragment("substr(CAST(\(column) AS BLOB), ?) = ?", [.integer(-Int64(bytes.count)), .blob(bytes)])
         }
-    }
-
-    /// `text` with LIKE's wildcards and escape character escaped by `\`.
-    static func escapeLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 
     /// A LIKE pattern as a case-sensitive GLOB pattern: `%` → `*`, `_` → `?`, and GLOB's
