@@ -17,7 +17,7 @@ enum KeyInput: Sendable {
 
     private static func convert(_ value: any SQLValueConvertible, model: String, column: String?) throws -> SQLValue {
         do {
-            return try value.sqlValue
+            return try value.comparisonValue
         } catch var error as ModelStoreError {
             error.code = .invalidKey
             error.model = model

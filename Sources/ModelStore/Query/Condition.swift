@@ -52,7 +52,7 @@ public struct Condition<Model: StoredModel>: Sendable {
     /// ```
     public static func sql(_ fragment: String, _ arguments: [any SQLValueConvertible] = []) -> Condition {
         do {
-            return Condition(.sql(fragment, try arguments.map { try $0.sqlValue }))
+            return Condition(.sql(fragment, try arguments.map { try $0.comparisonValue }))
         } catch {
             return Condition(.invalid(ModelStoreError.wrapping(error), column: nil))
         }
@@ -110,7 +110,7 @@ extension PredicateNode {
         _ value: some SQLValueConvertible, column: ColumnReference, _ make: (SQLValue) -> PredicateNode
     ) -> PredicateNode {
         do {
-            return make(try value.sqlValue)
+            return make(try value.comparisonValue)
         } catch {
             return .invalid(ModelStoreError.wrapping(error), column: column)
         }

@@ -13,7 +13,8 @@ import Foundation
 /// How the standard types are stored:
 /// - `Bool`: INTEGER 0 or 1. Integers of every width: INTEGER; a `UInt64` or `UInt` above
 ///   `Int64.max` is refused rather than wrapped.
-/// - `Double`, `Float`: REAL. NaN is refused, because SQLite would turn it into NULL.
+/// - `Double`, `Float`: REAL. NaN and `-0.0` are refused, because SQLite would turn them
+///   into NULL and 0.0.
 /// - `String`: TEXT, NUL characters included. `Data`: BLOB.
 /// - `Date`: REAL, the exact `timeIntervalSinceReferenceDate` (seconds since
 ///   2001-01-01 00:00:00 UTC), so it round-trips bit for bit and sorts in time order.
@@ -31,6 +32,16 @@ public protocol SQLValueConvertible: Sendable {
 }
 
 extension SQLValueConvertible {
+    /// The value as a query or key lookup compares it: `sqlValue`, except that `-0.0` is
+    /// accepted as the zero it equals in SQL, since nothing is stored.
+    var comparisonValue: SQLValue {
+        get throws {
+            if let number = self as? Double, number == 0 { return .real(0) }
+            if let number = self as? Float, number == 0 { return .real(0) }
+            return try sqlValue
+        }
+    }
+
     static func mismatch(_ value: SQLValue, expected: String? = nil) -> ModelStoreError {
         ModelStoreError(
             .decodingFailed,
@@ -114,13 +125,19 @@ extension Bool: SQLValueConvertible {
 // MARK: - Floating point
 
 extension Double: SQLValueConvertible {
-    /// The number as REAL; NaN is refused because SQLite would store NULL instead.
+    /// The number as REAL. NaN and negative zero are refused: SQLite would store NULL for
+    /// NaN and a zero without its sign for `-0.0`, so neither would read back as written.
     public var sqlValue: SQLValue {
         get throws {
             guard !isNaN else {
                 throw ModelStoreError(
                     .encodingFailed, "NaN cannot be stored: SQLite would silently turn it into NULL.",
                     value: "nan", suggestion: "Use an Optional and nil for a missing number.")
+            }
+            guard !(self == 0 && sign == .minus) else {
+                throw ModelStoreError(
+                    .encodingFailed, "-0.0 cannot be stored: SQLite keeps a zero without its sign, so it would read back as 0.0.",
+                    value: "-0.0", suggestion: "Store 0.0 instead (adding 0.0 to a number drops the sign of a zero).")
             }
             return .real(self)
         }
@@ -139,7 +156,7 @@ extension Double: SQLValueConvertible {
 }
 
 extension Float: SQLValueConvertible {
-    /// The number widened to a REAL (exactly); NaN is refused.
+    /// The number widened to a REAL (exactly); NaN and `-0.0` are refused, as for `Double`.
     public var sqlValue: SQLValue {
         get throws { try Double(self).sqlValue }
     }
