@@ -57,7 +57,9 @@ final class ConnectionPool: @unchecked Sendable {
 
     private func openedWriter() throws -> PooledConnection {
         if let writerLink { return writerLink }
-        let connection = try Connection(location: try preparedPath(), flags: flags(reader: false), busyTimeout: busyTimeout)
+        let path = try preparedPath()
+        if case .file = location { try Self.checkHeader(ofExistingFileAt: path) }
+        let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
         try configureWriter(connection)
         let link = PooledConnection(connection)
         writerLink = link
@@ -78,6 +80,44 @@ final class ConnectionPool: @unchecked Sendable {
             throw ModelStoreError(
                 .readOnly, "The store at \(locationDescription) can only be read: the file or its directory is read-only.",
                 suggestion: "Open a store at a writable location.")
+        }
+    }
+
+    /// Refuses a file that cannot be an intact database before SQLite opens it, so a damaged
+    /// file gets an error naming the damage and is left exactly as it was (no WAL or shared
+    /// memory file beside it). SQLite would refuse these files too, but only at first use.
+    static func checkHeader(ofExistingFileAt path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        guard size > 0 else { return }  // a new, empty store
+        try? handle.seek(toOffset: 0)
+        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
+        let magic = Array("SQLite format 3\0".utf8)
+        guard header.count == 100, header.starts(with: magic) else {
+            throw ModelStoreError(
+                .notADatabase,
+                header.starts(with: magic.prefix(header.count)) && header.count < 100
+                    ? "The file at \(path) is \(size) bytes long, too short to be an SQLite database: it was probably truncated."
+                    : "The file at \(path) is not an SQLite database.",
+                suggestion: "Open a store at another path, or restore the file from a backup. ModelStore has not modified it.")
+        }
+        func number(at offset: Int, _ width: Int) -> UInt64 {
+            header[offset..<(offset + width)].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let pageSize = number(at: 16, 2) == 1 ? 65536 : number(at: 16, 2)
+        let pageCount = number(at: 28, 4)
+        // SQLite trusts the header's page count only when the change counter matches the
+        // version-valid-for number; a WAL or hot journal beside the file may legitimately hold
+        // pages the file does not have yet.
+        let countIsValid = pageCount > 0 && number(at: 24, 4) == number(at: 92, 4)
+        let manager = FileManager.default
+        let journaled = manager.fileExists(atPath: path + "-wal") || manager.fileExists(atPath: path + "-journal")
+        if countIsValid, !journaled, size < pageCount * pageSize {
+            throw ModelStoreError(
+                .corrupt,
+                "The database file at \(path) is \(size) bytes long, but its header says it holds \(pageCount) pages of \(pageSize) bytes: it was truncated.",
+                suggestion: "Restore the file from a backup or copy it again. ModelStore has not modified it.")
         }
     }
 
