@@ -11,7 +11,8 @@ extension StoredModel {
     /// try Snack(snackId: 123).save(clearing: [\.price])          // price becomes NULL
     /// ```
     ///
-    /// Runs `UPDATE … WHERE key`, then `INSERT` only when nothing matched, in one transaction.
+    /// Runs one `INSERT … ON CONFLICT DO UPDATE` statement, in a transaction of its own unless
+    /// called inside `transaction {}`.
     /// - Parameters:
     ///   - clearing: Optional properties to store as NULL; each must be `nil` in the model.
     ///   - store: The store to use; `ModelStore.default` when nil.

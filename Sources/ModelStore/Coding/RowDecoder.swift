@@ -219,7 +219,8 @@ final class RowDecoder: Decoder {
         let column = layout.columns[position].name
         return ModelStoreError(
             .decodingFailed, "\(layout.modelName).\(column): \(message)", model: layout.modelName,
-            column: column, key: keyDescription(), value: statement.value(at: index).description)
+            column: column, key: keyDescription(), value: statement.value(at: index).description,
+            suggestion: "The stored value does not fit the property; migrate the stored values or change the property's type.")
     }
 
     private func mismatch(_ position: Int, _ index: Int32, expected: Any.Type) -> ModelStoreError {

@@ -169,7 +169,7 @@ extension TableDescription {
 extension ModelStoreError {
     /// The error, saying which element of a batch caused it and that nothing was saved.
     func inBatch(at offset: Int, of count: Int, table: TableDescription, key: [SQLValue]?) -> ModelStoreError {
-        var error = self
+        var error = explainingDrift(of: table)
         error.model = error.model ?? table.modelName
         if let key { error.key = error.key ?? table.describeKey(key) }
         error.message = "Element \(offset) of a batch of \(count) \(table.modelName) models failed, so none were saved: " + error.message

@@ -66,7 +66,8 @@ extension Session {
                 }
                 return .updated
             }
-        } catch var error as ModelStoreError {
+        } catch let error as ModelStoreError {
+            var error = error.explainingDrift(of: table)
             error.model = error.model ?? table.modelName
             error.key = error.key ?? table.describeKey(key)
             throw error
@@ -202,5 +203,24 @@ extension TableDescription {
                 suggestion: "Set the property to nil, or do not list it in clearing:.")
         }
         return position
+    }
+}
+
+extension ModelStoreError {
+    /// The error with the cause spelled out when the stored table has drifted from the model:
+    /// a NOT NULL column the model no longer has refuses every insert, and SQLite's own
+    /// message names neither the model nor the way out.
+    func explainingDrift(of table: TableDescription) -> ModelStoreError {
+        guard code == .constraintViolation, let sqliteMessage else { return self }
+        let prefix = "NOT NULL constraint failed: \(table.tableName)."
+        guard sqliteMessage.hasPrefix(prefix) else { return self }
+        let column = String(sqliteMessage.dropFirst(prefix.count))
+        guard table.layout.position(of: column) == nil else { return self }
+        var error = self
+        error.code = .schemaMismatch
+        error.column = column
+        error.message = "The table \(table.tableName) has a NOT NULL column \(column) that the model \(table.modelName) does not have, so the model cannot be saved; nothing was written."
+        error.suggestion = "Add the property \(column) back to \(table.modelName), or migrate the table: copy what \(column) holds if you need it, then ALTER TABLE \(quoted(table.tableName)) DROP COLUMN \(quoted(column))."
+        return error
     }
 }
