@@ -29,9 +29,23 @@ let package = Package(
             path: "Examples/Demo",
             swiftSettings: strictSwift
         ),
+        // Models shared by the reliability tests and the second process they start.
+        .target(
+            name: "ReliabilityFixtures",
+            dependencies: ["ModelStore"],
+            path: "Tests/Helpers/ReliabilityFixtures",
+            swiftSettings: strictSwift
+        ),
+        // The process the crash and lock tests kill or block; built with the tests.
+        .executableTarget(
+            name: "ReliabilityHelper",
+            dependencies: ["ModelStore", "ReliabilityFixtures"],
+            path: "Tests/Helpers/ReliabilityHelper",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore"],
+            dependencies: ["ModelStore", "ReliabilityFixtures", "ReliabilityHelper"],
             swiftSettings: strictSwift
         ),
     ],

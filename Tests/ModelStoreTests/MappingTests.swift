@@ -109,41 +109,6 @@ struct MappingTests {
         #expect(try Everything.count(in: test.store) == 0)
     }
 
-    @Test func nanIsRefusedBecauseSQLiteWouldStoreNull() throws {
-        let test = try TestStore()
-        var model = Everything.sample(1)
-        model.double = .nan
-        let error = try #require(throws: ModelStoreError.self) { try model.save(in: test.store) }
-        #expect(error.code == .encodingFailed)
-        #expect(error.column == "double")
-        model.double = -.infinity
-        model.float = .infinity
-        try model.save(in: test.store)
-        let loaded = try #require(try Everything.find(key: 1, in: test.store))
-        #expect(loaded.double == -.infinity)
-        #expect(loaded.float == .infinity)
-    }
-
-    @Test func textKeepsNULCharactersQuotesAndEmoji() throws {
-        let test = try TestStore()
-        let text = "a\u{0}b 'c' \"d\" %_ ; DROP TABLE Snack; -- 🍫"
-        try Snack(snackId: 1, name: text).save(in: test.store)
-        #expect(try Snack.find(key: 1, in: test.store)?.name == text)
-    }
-
-    @Test func aStoredValueOfTheWrongTypeFailsNamingModelColumnKeyAndValue() throws {
-        let test = try TestStore()
-        try Snack(snackId: 7, name: "x").save(in: test.store)
-        try test.rawExecute("UPDATE Snack SET size = 'huge' WHERE snackId = 7")
-        let error = try #require(throws: ModelStoreError.self) { try Snack.find(key: 7, in: test.store) }
-        #expect(error.code == .decodingFailed)
-        #expect(error.model == "Snack")
-        #expect(error.column == "size")
-        #expect(error.key == "snackId = 7")
-        #expect(error.value == "'huge'")
-        #expect(String(describing: error).contains("Snack.size"))
-    }
-
     @Test func aStoredRawValueThatNamesNoCaseFailsClearly() throws {
         let test = try TestStore()
         try Everything.sample(1).save(in: test.store)

@@ -2,8 +2,10 @@ import Foundation
 import Testing
 @testable import ModelStore
 
-@Suite("Opening bad locations")
-struct OpenErrorTests {
+/// Promise 5: a file that is not an intact database, a directory, or a path that cannot be
+/// written gives a clear error at open — never a crash — and the file is left as it was.
+@Suite("Reliability: bad files and locations")
+struct BadFileTests {
     private func temporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("open-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -24,12 +26,70 @@ struct OpenErrorTests {
         #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"))
     }
 
-    @Test func aDirectoryFailsAtOpen() throws {
+    /// A store file written by ModelStore and closed, so everything is in the main file.
+    private func storedDatabase(in directory: URL) throws -> (file: URL, bytes: Data) {
+        let file = directory.appendingPathComponent("store.sqlite")
+        do {
+            let store = try ModelStore(path: file.path)
+            _ = try Snack.save((1...2000).map { Snack(snackId: $0, name: "snack \($0)") }, in: store)
+        }
+        #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"), "closing the store checkpoints its WAL")
+        return (file, try Data(contentsOf: file))
+    }
+
+    @Test func aTruncatedDatabaseFailsAtOpenAndIsNotModified() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (file, bytes) = try storedDatabase(in: directory)
+        for length in [bytes.count / 2, bytes.count - 4096, 4096 + 100] {
+            let truncated = bytes.prefix(length)
+            try truncated.write(to: file)
+            let error = try #require(throws: ModelStoreError.self) { try ModelStore(path: file.path) }
+            #expect(error.code == .corrupt, "cut at \(length)")
+            #expect(error.message.contains("truncated"))
+            #expect(error.message.contains(file.path))
+            #expect(try Data(contentsOf: file) == truncated)
+            #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"))
+            #expect(!FileManager.default.fileExists(atPath: file.path + "-shm"))
+        }
+    }
+
+    @Test func aFileCutInsideItsHeaderFailsAtOpenAndIsNotModified() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (file, bytes) = try storedDatabase(in: directory)
+        let truncated = bytes.prefix(60)
+        try truncated.write(to: file)
+        let error = try #require(throws: ModelStoreError.self) { try ModelStore(path: file.path) }
+        #expect(error.code == .notADatabase)
+        #expect(error.message.contains("too short"))
+        #expect(try Data(contentsOf: file) == truncated)
+    }
+
+    @Test func aDatabaseWithADamagedPageOpensButReportsCorruptionWhenRead() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var (file, bytes) = try storedDatabase(in: directory)
+        // Overwrite the pages after the schema with garbage: the header is intact, so the
+        // damage shows only when a damaged page is read.
+        let pageSize = 4096
+        for offset in stride(from: 2 * pageSize, to: bytes.count, by: 1) { bytes[offset] = 0xA5 }
+        try bytes.write(to: file)
+        let store = try ModelStore(path: file.path)
+        let error = try #require(throws: ModelStoreError.self) { try Snack.findAll(in: store) }
+        #expect(error.code == .corrupt)
+        // integrity_check itself may stop at the damage with the same error.
+        #expect((try? store.integrityCheck()) != "ok")
+    }
+
+    @Test func aDirectoryFailsAtOpenAndIsLeftEmpty() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let error = try #require(throws: ModelStoreError.self) { try ModelStore(path: directory.path) }
         #expect(error.code == .cannotOpen)
         #expect(error.message.contains("is a directory"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "-wal"))
     }
 
     @Test func aMissingDirectoryFailsAtOpen() throws {
@@ -72,16 +132,5 @@ struct OpenErrorTests {
             let error = try #require(throws: ModelStoreError.self) { try Snack.count(in: store) }
             #expect(error.code == .cannotOpen)
         }
-    }
-
-    @Test func aTableConstraintTheModelDoesNotKnowRefusesTheSaveAndChangesNothing() throws {
-        let test = try TestStore()
-        try test.rawExecute(#"CREATE TABLE "Snack" ("snackId" INTEGER NOT NULL PRIMARY KEY, "name" TEXT, "taste" TEXT, "size" REAL, "price" REAL, "tags" TEXT NOT NULL, "createdAt" REAL, "legacy" TEXT NOT NULL)"#)
-        let error = try #require(throws: ModelStoreError.self) { try Snack(snackId: 1, name: "x").save(in: test.store) }
-        #expect(error.code == .constraintViolation)
-        #expect(error.model == "Snack")
-        #expect(error.key == "snackId = 1")
-        #expect(error.sqliteMessage == "NOT NULL constraint failed: Snack.legacy")
-        #expect(try test.rawRows("SELECT count(*) FROM Snack") == [[.integer(0)]])
     }
 }

@@ -45,10 +45,22 @@ final class TestStore: @unchecked Sendable {
         sql.filter { !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"].contains(where: $0.hasPrefix) }
     }
 
-    /// Runs one SQL query on a fresh connection of its own and returns the rows as values:
-    /// a view of the file that does not go through ModelStore.
+    /// Runs one SQL query on a read connection and returns the rows as values: a view of the
+    /// file that does not go through ModelStore's mapping.
     func rawRows(_ sql: String) throws -> [[SQLValue]] {
-        try store.read { session in
+        try store.rawRows(sql)
+    }
+
+    /// Runs raw SQL on the writer (to set up states ModelStore itself would never write).
+    func rawExecute(_ sql: String) throws {
+        try store.rawExecute(sql)
+    }
+}
+
+extension ModelStore {
+    /// Runs one SQL query on a read connection and returns the rows as values.
+    func rawRows(_ sql: String) throws -> [[SQLValue]] {
+        try read { session in
             let statement = try session.connection.makeStatement(sql)
             var rows: [[SQLValue]] = []
             try statement.forEachRow {
@@ -58,8 +70,16 @@ final class TestStore: @unchecked Sendable {
         }
     }
 
-    /// Runs raw SQL on the writer (to set up states ModelStore itself would never write).
+    /// Runs raw SQL on the writer connection.
     func rawExecute(_ sql: String) throws {
-        try store.write { session in try session.connection.execute(sql) }
+        try write { session in try session.connection.execute(sql) }
+    }
+
+    /// `PRAGMA integrity_check`'s verdict: "ok" for an intact file.
+    func integrityCheck() throws -> String {
+        try rawRows("PRAGMA integrity_check").map { row in
+            if case .text(let line)? = row.first { return line }
+            return row.first?.description ?? ""
+        }.joined(separator: "; ")
     }
 }

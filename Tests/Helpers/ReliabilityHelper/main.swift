@@ -1,0 +1,61 @@
+// A second process for the reliability tests: one that writes until it is killed, or one that
+// holds the store's write lock until told to let go.
+//
+//   ReliabilityHelper write-batches <path>    saves Parcel batches forever (even batches in a
+//                                              transaction with the Ledger); prints "started"
+//   ReliabilityHelper hold-write-lock <path>   opens a write transaction, prints "locked",
+//                                              commits when a line arrives on standard input
+import Foundation
+import ModelStore
+import ReliabilityFixtures
+
+/// Writes a line straight to the pipe, unbuffered, so the test sees it at once.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func writeBatches(_ store: ModelStore) throws -> Never {
+    var next = (try Parcel.all().max(\.batch, in: store) ?? 0) + 1
+    say("started")
+    while true {
+        let parcels = Parcel.batch(next)
+        if next % 2 == 0 {
+            let batch = next
+            try store.transaction {
+                _ = try Parcel.save(parcels, in: store)
+                try Ledger(lastBatch: batch).save(in: store)
+            }
+        } else {
+            _ = try Parcel.save(parcels, in: store)
+        }
+        next += 1
+    }
+}
+
+func holdWriteLock(_ store: ModelStore) throws {
+    try store.transaction {
+        try Parcel(id: -1, batch: -1, payload: "written while holding the lock").save(in: store)
+        say("locked")
+        _ = readLine()
+    }
+    say("released")
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock <path>\n".utf8))
+    exit(2)
+}
+do {
+    let store = try ModelStore(path: arguments[2])
+    switch arguments[1] {
+    case "write-batches": try writeBatches(store)
+    case "hold-write-lock": try holdWriteLock(store)
+    default:
+        FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// The model as it was when its records were stored.
+private struct Pet: StoredModel, Equatable {
+    var id: Int
+    var name: String
+    var age: Int?
+    static let primaryKey = ["id"]
+}
+
+/// The same table after the model changed `age` from a number to text.
+private struct PetWithTextAge: StoredModel {
+    var id: Int
+    var name: String
+    var age: String?
+    static let primaryKey = ["id"]
+    static let tableName = "Pet"
+}
+
+/// The same table after the model dropped `name`, which the table keeps as NOT NULL.
+private struct PetWithoutName: StoredModel {
+    var id: Int
+    var age: Int?
+    static let primaryKey = ["id"]
+    static let tableName = "Pet"
+}
+
+/// Promise 7: when the stored table disagrees with the model, the error names the model,
+/// the column and the record and suggests the fix; nothing is rewritten silently.
+@Suite("Reliability: schema drift")
+struct SchemaDriftTests {
+    @Test func storedValuesThatNoLongerDecodeNameModelColumnRecordAndFix() throws {
+        let test = try TestStore()
+        try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
+        try Pet(id: 2, name: "Tom").save(in: test.store)
+        let error = try #require(throws: ModelStoreError.self) { try PetWithTextAge.findAll(in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.model == "PetWithTextAge")
+        #expect(error.column == "age")
+        #expect(error.key == "id = 1")
+        #expect(error.value == "3")
+        #expect(error.suggestion?.contains("migrate the stored values or change the property's type") == true)
+        #expect(String(describing: error).contains("PetWithTextAge.age"))
+        // The record whose age is NULL still reads; the failing one is left exactly as stored.
+        #expect(try PetWithTextAge.find(key: 2, in: test.store)?.name == "Tom")
+        #expect(try test.rawRows("SELECT age, typeof(age) FROM Pet WHERE id = 1") == [[.integer(3), .text("integer")]])
+    }
+
+    @Test func aValueOfTheWrongTypeWrittenByAnotherToolIsReportedNotGuessed() throws {
+        let test = try TestStore()
+        try Snack(snackId: 7, name: "x").save(in: test.store)
+        try test.rawExecute("UPDATE Snack SET size = 'huge' WHERE snackId = 7")
+        let error = try #require(throws: ModelStoreError.self) { try Snack.find(key: 7, in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.model == "Snack")
+        #expect(error.column == "size")
+        #expect(error.key == "snackId = 7")
+        #expect(error.value == "'huge'")
+        #expect(error.suggestion != nil)
+        #expect(String(describing: error).contains("Snack.size"))
+        #expect(try test.rawRows("SELECT size FROM Snack") == [[.text("huge")]])
+    }
+
+    @Test func aNotNullColumnTheModelDroppedRefusesSavesNamingItAndTheMigration() throws {
+        let test = try TestStore()
+        try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
+        // Inserting a new record and updating the stored one both fail: SQLite checks NOT NULL
+        // before it looks for a conflicting key.
+        let saves: [() throws -> Void] = [
+            { try PetWithoutName(id: 2, age: 1).save(in: test.store) },
+            { try PetWithoutName(id: 1, age: 4).save(in: test.store) },
+        ]
+        for save in saves {
+            let error = try #require(throws: ModelStoreError.self) { try save() }
+            #expect(error.code == .schemaMismatch)
+            #expect(error.model == "PetWithoutName")
+            #expect(error.column == "name")
+            #expect(error.message.contains("NOT NULL column name"))
+            #expect(error.suggestion?.contains(#"ALTER TABLE "Pet" DROP COLUMN "name""#) == true)
+            #expect(error.sqliteMessage == "NOT NULL constraint failed: Pet.name")
+        }
+        let batchError = try #require(throws: ModelStoreError.self) {
+            try PetWithoutName.save([PetWithoutName(id: 3), PetWithoutName(id: 4)], in: test.store)
+        }
+        #expect(batchError.code == .schemaMismatch)
+        #expect(batchError.column == "name")
+        #expect(batchError.key == "id = 3")
+        // Nothing was written or rewritten, and the old model still reads its record.
+        #expect(try Pet.findAll(in: test.store) == [Pet(id: 1, name: "Rex", age: 3)])
+        #expect(try test.rawRows("SELECT name FROM pragma_table_info('Pet')").map { $0[0] } == [.text("id"), .text("name"), .text("age")])
+        // Following the suggestion makes the model work.
+        try test.rawExecute(#"ALTER TABLE "Pet" DROP COLUMN "name""#)
+        try PetWithoutName(id: 2, age: 1).save(in: test.store)
+        #expect(try PetWithoutName.count(in: test.store) == 2)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The `ReliabilityHelper` executable running as a second process on a store: a writer to kill,
+/// or a holder of the write lock.
+final class HelperProcess {
+    private let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let input = Pipe()
+    private var printed = ""
+
+    init(_ mode: String, path: String) throws {
+        process.executableURL = try Self.executable()
+        process.arguments = [mode, path]
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { stop() }
+    }
+
+    /// Blocks until the helper has printed `line`; fails with its error output if it exits first.
+    func waitFor(_ line: String) throws {
+        while !printed.split(separator: "\n").contains(Substring(line)) {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else {
+                process.waitUntilExit()
+                let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                throw HelperFailure(description: "the helper exited (\(process.terminationStatus)) before printing \(line): \(stderr)")
+            }
+            printed += String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// Sends one line to the helper's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Kills the helper with SIGKILL — no chance to clean up — and waits until it is gone.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Waits for the helper to exit by itself and returns its exit status.
+    func waitForExit() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    struct HelperFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The helper binary sits in the build directory beside the test binary or bundle.
+    private static func executable() throws -> URL {
+        var directories: [URL] = []
+        if let main = Bundle.main.executableURL { directories.append(main.deletingLastPathComponent()) }
+        directories += Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }
+            .map { $0.bundleURL.deletingLastPathComponent() }
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("ReliabilityHelper")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw HelperFailure(
+            description: "ReliabilityHelper was not found beside the tests in \(directories.map(\.path)); build it with `swift build --build-tests`.")
+    }
+}
