@@ -163,8 +163,10 @@ struct QueryCompiler {
     }
 
     /// Literal matches compare bytes (`instr`, and `substr` over the text cast to a BLOB), so
-    /// `%`, `_` and even NUL characters are plain characters; `length()` and LIKE would stop
-    /// at a NUL. Case folding applies SQL's `lower()` to both sides, so they fold alike.
+    /// `%`, `_` and even NUL characters are plain characters; `length()` of text and LIKE
+    /// would stop at a NUL. Case folding applies SQL's `lower()` to both sides, so they fold
+    /// alike. Each form keeps SQL's NULL: a NULL column is neither matched nor, under NOT,
+    /// unmatched. (`substr` of an empty BLOB is NULL, hence the length guards.)
     private func textMatch(_ column: String, _ match: TextMatch, _ text: String, caseInsensitive: Bool) throws -> SQLFragment {
         if match == .like {
             guard !text.utf8.contains(0) else {
@@ -182,23 +184,28 @@ struct QueryCompiler {
             case .contains:
                 return SQLFragment("instr(lower(\(column)), lower(?)) > 0", [.text(text)])
             case .prefix:
-                return SQLFragment(
-                    "substr(CAST(lower(\(column)) AS BLOB), 1, length(CAST(lower(?) AS BLOB))) = CAST(lower(?) AS BLOB)",
-                    [.text(text), .text(text)])
+                return SQLFragment("instr(lower(\(column)), lower(?)) = 1", [.text(text)])
             case .suffix, .like:
+                let folded = "CAST(lower(\(column)) AS BLOB)"
+                let needle = "CAST(lower(?) AS BLOB)"
                 return SQLFragment(
-                    "substr(CAST(lower(\(column)) AS BLOB), -length(CAST(lower(?) AS BLOB))) = CAST(lower(?) AS BLOB)",
-                    [.text(text), .text(text)])
+                    "length(\(folded)) >= length(\(needle)) AND substr(\(folded), -length(\(needle))) = \(needle)",
+                    [.text(text), .text(text), .text(text)])
             }
         }
         let bytes = Data(text.utf8)
+        let count = Int64(bytes.count)
         switch match {
         case .contains:
             return SQLFragment("instr(\(column), ?) > 0", [.text(text)])
         case .prefix:
-            return SQLFragment("substr(CAST(\(column) AS BLOB), 1, ?) = ?", [.integer(Int64(bytes.count)), .blob(bytes)])
+            return SQLFragment(
+                "length(CAST(\(column) AS BLOB)) >= ? AND substr(CAST(\(column) AS BLOB), 1, ?) = ?",
+                [.integer(count), .integer(count), .blob(bytes)])
         case .suffix, .like:
-            return SQLFragment("substr(CAST(\(column) AS BLOB), ?) = ?", [.integer(-Int64(bytes.count)), .blob(bytes)])
+            return SQLFragment(
+                "length(CAST(\(column) AS BLOB)) >= ? AND substr(CAST(\(column) AS BLOB), ?) = ?",
+                [.integer(count), .integer(-count), .blob(bytes)])
         }
     }
 

@@ -92,6 +92,11 @@ struct HostileValueTests {
             #expect(try found(.hasPrefix(\.text, needle)) == expected { $0.starts(with: utf8) }, "prefix \(utf8)")
             #expect(try found(.hasSuffix(\.text, needle)) == expected { $0.reversed().starts(with: utf8.reversed()) }, "suffix \(utf8)")
             #expect(try found(.contains(\.text, needle)) == expected { Self.bytes($0, contain: utf8) }, "contains \(utf8)")
+            // Negated, every non-matching text matches — the empty one too, which SQLite's
+            // substr() would turn into NULL.
+            #expect(try found(!.hasPrefix(\.text, needle)) == expected { !$0.starts(with: utf8) }, "not prefix \(utf8)")
+            #expect(try found(!.hasSuffix(\.text, needle, caseInsensitive: true))
+                == expected { !Self.asciiLowercased($0).reversed().starts(with: Self.asciiLowercased(utf8).reversed()) }, "not suffix folded \(utf8)")
             // Case folding is ASCII-only, as SQL's lower(): fold the expectation the same way.
             let folded = Self.asciiLowercased(utf8)
             #expect(try found(.contains(\.text, needle, caseInsensitive: true))
