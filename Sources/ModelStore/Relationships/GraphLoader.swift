@@ -134,7 +134,9 @@ final class GraphLoader {
         for (offset, position) in positions.enumerated() {
             let list = childrenOf[offset]
             guard relationship.kind == .toMany || !list.isEmpty else { continue }
-            let values = [T](unsafeUninitializedCapacity: list.count) { buffer, initialized in
+            // An empty list must not go through the initializer: with capacity 0 it writes
+            // into the shared empty-array singleton, which the thread sanitizer reports.
+            let values = list.isEmpty ? [] : [T](unsafeUninitializedCapacity: list.count) { buffer, initialized in
                 for (slot, child) in list.enumerated() {
                     (buffer.baseAddress! + slot).initialize(to: isFresh.contains(child) ? children.model(child) : children.storedValues(child))
                 }

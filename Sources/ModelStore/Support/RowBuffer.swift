@@ -55,7 +55,10 @@ final class RowBuffer<Element> {
 
     /// The elements as an array; the buffer is left empty.
     func finish() -> [Element] {
-        Array(unsafeUninitializedCapacity: state.pointee.count) { buffer, initialized in
+        // With capacity 0 the initializer writes the count into the shared empty-array
+        // singleton, a (benign) race that the thread sanitizer rightly reports.
+        guard state.pointee.count > 0 else { return [] }
+        return Array(unsafeUninitializedCapacity: state.pointee.count) { buffer, initialized in
             initialized = release(moving: buffer.baseAddress)
         }
     }
