@@ -24,11 +24,11 @@ final class RowDecoder: Decoder {
     private var cachedContainer: AnyObject?
     /// A relationship value the graph loader already knows for the next row (a child's
     /// parent): decoded in place instead of set through a key path later. Given ready-made
-    /// as the wrapper (`Related<Parent>`) and as the plain value, so taking it is a cast to
-    /// the exact type.
+    /// as the wrapper (`Related<Parent>`) and as the plain value, so taking it is a type
+    /// comparison and a copy, not a dynamic cast.
     var injectedKey: String?
-    var injectedWrapper: Any?
-    var injectedPlain: Any?
+    var injectedWrapper: InjectedValue?
+    var injectedPlain: InjectedValue?
 
     var hint: Int {
         get { hintStorage.pointee }
@@ -167,11 +167,14 @@ final class RowDecoder: Decoder {
 
     /// Any other type: by the column's coding (exact conversion, single value or JSON).
     func value<T: Decodable>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
+        // An injected relationship is never a column: look for it first, and save a failed
+        // column lookup on every child row.
+        if let injectedKey, injectedKey == name {
+            if let wrapper = injectedWrapper?.value(as: T.self) ?? injectedPlain?.value(as: T.self) { return wrapper }
+            // A custom init(from:) may ask for another spelling (`Parent??`): cast.
+            if let wrapper = injectedWrapper?.boxed as? T ?? injectedPlain?.boxed as? T { return wrapper }
+        }
         guard let (position, index) = column(name) else {
-            if let injectedKey, injectedKey == name {
-                if let wrapper = injectedWrapper as? T { return wrapper }
-                if let plain = injectedPlain as? T { return plain }
-            }
             if layout.skippedKeys.contains(name) { return optional ? nil : try skippedPlaceholder(type, name) }
             if optional { return nil }
             throw missing(name)
@@ -294,4 +297,38 @@ final class RowDecoder: Decoder {
 private final class ContainerBox<Key: CodingKey> {
     let container: KeyedDecodingContainer<Key>
     init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+}
+
+/// A value of any type kept with its type's identity, so a generic caller asking for exactly
+/// that type gets it back without a dynamic cast (which costs a metadata lookup per call).
+final class InjectedValue {
+    private let type: ObjectIdentifier
+    private let storage: UnsafeMutableRawPointer
+    private let destroy: (UnsafeMutableRawPointer) -> Void
+    /// The value as an existential, for callers that ask for a related type.
+    let boxed: Any
+
+    init<V>(_ value: V) {
+        type = ObjectIdentifier(V.self)
+        let typed = UnsafeMutablePointer<V>.allocate(capacity: 1)
+        typed.initialize(to: value)
+        storage = UnsafeMutableRawPointer(typed)
+        destroy = { raw in
+            let typed = raw.assumingMemoryBound(to: V.self)
+            typed.deinitialize(count: 1)
+            typed.deallocate()
+        }
+        boxed = value
+    }
+
+    deinit {
+        destroy(storage)
+    }
+
+    /// The value, when `T` is exactly its type.
+    @inline(__always)
+    func value<T>(as _: T.Type) -> T? {
+        guard type == ObjectIdentifier(T.self) else { return nil }
+        return storage.assumingMemoryBound(to: T.self).pointee
+    }
 }

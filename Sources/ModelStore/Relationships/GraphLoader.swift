@@ -111,13 +111,13 @@ final class GraphLoader {
         // Records reached for the first time are filled further; the rest appear shallow.
         var fresh: [Int] = []
         var freshParents: [Any?] = []
-        var isFresh = Set<Int>()
+        var isFresh = [Bool](repeating: false, count: children.count)
         for (offset, position) in positions.enumerated() where !childrenOf[offset].isEmpty {
             var parent: Any?
             for child in childrenOf[offset] where !children.isExpanded(child) {
                 children.markExpanded(child)
                 fresh.append(child)
-                isFresh.insert(child)
+                isFresh[child] = true
                 if children.wasDecodedWithParent(child) {
                     freshParents.append(nil)   // decoded with its parent already
                 } else {
@@ -138,7 +138,7 @@ final class GraphLoader {
             // into the shared empty-array singleton, which the thread sanitizer reports.
             let values = list.isEmpty ? [] : [T](unsafeUninitializedCapacity: list.count) { buffer, initialized in
                 for (slot, child) in list.enumerated() {
-                    (buffer.baseAddress! + slot).initialize(to: isFresh.contains(child) ? children.model(child) : children.storedValues(child))
+                    (buffer.baseAddress! + slot).initialize(to: isFresh[child] ? children.model(child) : children.storedValues(child))
                 }
                 initialized = list.count
             }
@@ -188,7 +188,7 @@ final class GraphLoader {
                 Injection(property: inverse) { key in
                     guard let position = parents.position(of: key) else { return nil }
                     let parent = parents.storedValues(position)
-                    return (Related(wrappedValue: parent), parent)
+                    return (InjectedValue(Related(wrappedValue: parent)), InjectedValue(parent))
                 }
             }
             // Ordered by link, so a parent's children arrive together and its value is made
@@ -219,7 +219,7 @@ final class GraphLoader {
     private struct Injection {
         let property: String
         /// The parent as `Related<Parent>` and as `Parent`, by the parent's key.
-        let parent: (RecordKey) -> (wrapper: Any, plain: Any)?
+        let parent: (RecordKey) -> (wrapper: InjectedValue, plain: InjectedValue)?
     }
 
     /// Runs queries whose rows start with a parent key, and files each child under its parent.
@@ -258,6 +258,8 @@ final class GraphLoader {
         let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions, mapping: mapping)
         let first = table.columns.count - table.foreignKeyColumns.count
         var rows: [(RecordKey?, Int)] = []
+        // A one-column key is read straight into a RecordKey, without an array per row.
+        let singleKey = table.keyPositions.count == 1 ? offset + Int32(table.keyPositions[0]) : nil
         // Children arrive grouped by parent: the parent is handed to the decoder once per
         // group, not copied per row.
         var currentParent: RecordKey?
@@ -267,7 +269,8 @@ final class GraphLoader {
             decoder.injectedPlain = nil
         }
         while try statement.step() {
-            let key = RecordKey(table.keyPositions.map { statement.value(at: offset + Int32($0)) })
+            let key = singleKey.flatMap { RecordKey(statement, at: $0, count: 1) }
+                ?? RecordKey(table.keyPositions.map { statement.value(at: offset + Int32($0)) })
             let parentKey = prefix == 0 ? nil : RecordKey(statement, at: 0, count: prefix)
             if let injection, parentKey != currentParent {
                 currentParent = parentKey

@@ -54,7 +54,7 @@ final class RecordCache<T: StoredModel> {
     private struct Bookkeeping {
         var keys: [RecordKey] = []
         var links: [SQLValue] = []
-        var positions: [RecordKey: Int] = [:]
+        var positions = KeyIndex()
         var expanded: [Bool] = []
         /// Records decoded with their parent already in the inverse property.
         var decodedWithParent: [Bool] = []
@@ -89,6 +89,7 @@ final class RecordCache<T: StoredModel> {
         storage.pointee.shallow.deallocate()
         storage.pointee.filled.deallocate()
         storage.deallocate()
+        state.pointee.positions.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
         sizes.deallocate()
@@ -97,7 +98,7 @@ final class RecordCache<T: StoredModel> {
     var count: Int { sizes.pointee.count }
 
     func position(of key: RecordKey) -> Int? {
-        state.pointee.positions[key]
+        state.pointee.positions.position(of: key)
     }
 
     func key(_ position: Int) -> RecordKey {
@@ -126,7 +127,7 @@ final class RecordCache<T: StoredModel> {
         state.pointee.filledSlot.append(-1)
         state.pointee.keys.append(key)
         for offset in 0..<linkWidth { state.pointee.links.append(link(offset)) }
-        state.pointee.positions[key] = position
+        state.pointee.positions.insert(key, at: position)
         state.pointee.expanded.append(false)
         state.pointee.decodedWithParent.append(decodedWithParent)
         sizes.pointee.count = position + 1
