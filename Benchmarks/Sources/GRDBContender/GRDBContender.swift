@@ -169,22 +169,9 @@ public struct GRDBContender: Contender {
             let fetches = Tally()
             return PreparedRun(timed: {
                 fetches.reset()
-                let stop = Flag()
-                let group = DispatchGroup()
-                for _ in 0..<2 {
-                    DispatchQueue.global().async(group: group) {
-                        var done = 0
-                        while !stop.isSet {
-                            _ = try? pool.read { try Item.fetchOne($0, key: keys[done % keys.count]) }
-                            done += 1
-                        }
-                        fetches.add(done)
-                    }
-                }
-                let result = Result { try pool.write { db in for item in batch { try item.insert(db) } } }
-                stop.set()
-                group.wait()
-                try result.get()
+                fetches.add(try fetchesWhileWriting({ try pool.write { db in for item in batch { try item.insert(db) } } }) { done in
+                    _ = try? pool.read { try Item.fetchOne($0, key: keys[done % keys.count]) }
+                })
             }, verify: { Checksum.ofFile(path, Checksum.itemTableSQL) }, operations: { fetches.value })
         }
     }

@@ -157,22 +157,9 @@ public struct ModelStoreContender: Contender {
             let fetches = Tally()
             return PreparedRun(timed: {
                 fetches.reset()
-                let stop = Flag()
-                let group = DispatchGroup()
-                for _ in 0..<2 {
-                    DispatchQueue.global().async(group: group) {
-                        var done = 0
-                        while !stop.isSet {
-                            _ = try? Item.find(key: keys[done % keys.count], in: store)
-                            done += 1
-                        }
-                        fetches.add(done)
-                    }
-                }
-                let result = Result { try Item.save(batch, in: store) }
-                stop.set()
-                group.wait()
-                _ = try result.get()
+                fetches.add(try fetchesWhileWriting({ _ = try Item.save(batch, in: store) }) { done in
+                    _ = try? Item.find(key: keys[done % keys.count], in: store)
+                })
             }, verify: { Checksum.ofFile(path, Checksum.itemTableSQL) }, operations: { fetches.value })
         }
     }
