@@ -13,4 +13,36 @@ static inline int csqlite_bind_blob(sqlite3_stmt *statement, int index, const vo
     return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
 }
 
+// sqlite3_db_config is variadic, which Swift cannot call. Switching off double-quoted string
+// literals makes a quoted identifier that names no column an error instead of a string: a
+// column renamed behind the store's back must never be read as its own name. Returns 0 when
+// the SQLite in use predates the option (3.29).
+static inline int csqlite_disable_double_quoted_strings(sqlite3 *db) {
+#if defined(SQLITE_DBCONFIG_DQS_DML) && defined(SQLITE_DBCONFIG_DQS_DDL)
+    if (sqlite3_libversion_number() < 3029000) return 0;
+    int dml = -1, ddl = -1;
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, &dml);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, &ddl);
+    return dml == 0 && ddl == 0;
+#else
+    return 0;
+#endif
+}
+
+// Reads the start of the main database file and its size through SQLite's own file handle.
+// Opening a second descriptor on the file and closing it would drop every POSIX lock the
+// process holds on it ("How To Corrupt An SQLite Database File", 2.2); SQLite's handle is
+// shared and never closed under a lock. Returns SQLITE_OK, or an SQLite error code.
+static inline int csqlite_read_file_start(sqlite3 *db, void *buffer, int count, sqlite3_int64 *size) {
+    sqlite3_file *file = 0;
+    int rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+    if (rc != SQLITE_OK) return rc;
+    if (file == 0 || file->pMethods == 0) return SQLITE_CANTOPEN;
+    rc = file->pMethods->xFileSize(file, size);
+    if (rc != SQLITE_OK) return rc;
+    if (*size <= 0) return SQLITE_OK;
+    rc = file->pMethods->xRead(file, buffer, count, 0);
+    return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_OK : rc;
+}
+
 #endif

@@ -3,7 +3,9 @@
 /// Every typed method is spelled out so that primitives take the direct path; `decodeIfPresent`
 /// is implemented too, because the protocol's default would look the column up three times.
 struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoder
+    // Unowned: the decoder caches its container, so a strong reference here would be a cycle
+    // that leaks the decoder and its statement, keeping the connection (and its files) open.
+    unowned let decoder: RowDecoder
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {

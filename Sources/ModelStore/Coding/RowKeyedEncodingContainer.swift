@@ -1,6 +1,7 @@
 /// The keyed container a model's `encode(to:)` writes its properties into.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: RowEncoder
+    // Unowned: the encoder caches its container; a strong reference here would be a cycle.
+    unowned let encoder: RowEncoder
     var codingPath: [any CodingKey] { [] }
 
     /// An explicit nil (never written by synthesized code, which skips nils) stores NULL.

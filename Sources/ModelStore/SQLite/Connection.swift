@@ -36,12 +36,38 @@ final class Connection {
         self.location = location
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1000).rounded())))
+        // Every connection, writer and readers alike: a quoted name that is not a column must
+        // fail, never compare as a string (a column renamed behind the store's back).
+        _ = csqlite_disable_double_quoted_strings(db)
     }
 
+    /// The first `count` bytes of the main database file (fewer when it is shorter) and its
+    /// size, read through SQLite's own descriptor: see `csqlite_read_file_start`.
+    func readFileStart(count: Int) throws -> (bytes: [UInt8], size: Int64) {
+        var size: sqlite3_int64 = 0
+        var bytes = [UInt8](repeating: 0, count: count)
+        let rc = bytes.withUnsafeMutableBytes { csqlite_read_file_start(handle, $0.baseAddress, Int32(count), &size) }
+        guard rc == SQLITE_OK else {
+            throw ModelStoreError.sqlite(resultCode: rc, message: String(cString: sqlite3_errstr(rc)), sql: nil)
+        }
+        return (Array(bytes.prefix(Int(min(Int64(count), max(0, size))))), size)
+    }
+
+    private var isOpen = true
+
     deinit {
+        close()
+    }
+
+    /// Finalizes the cached statements and closes the connection; later use is a bug (the
+    /// pool closes a connection only when nothing holds it). Idempotent.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
         statementsBySQL.removeAll()
         statementsByKey.removeAll()
         sqlite3_trace_v2(handle, 0, nil, nil)
+        trace = nil
         sqlite3_close_v2(handle)
     }
 

@@ -70,6 +70,11 @@ public struct ModelStoreError: Error, Sendable {
         public static let schemaMismatch = Code("schemaMismatch")
         /// A call made from inside the store's own work that cannot run there.
         public static let reentrancy = Code("reentrancy")
+        /// The store was closed with `close()`; open a new one to go on.
+        public static let closed = Code("closed")
+        /// The store's file was deleted, or replaced by another file, while the store had it
+        /// open; writing on would mix two databases.
+        public static let fileReplaced = Code("fileReplaced")
     }
 
     /// What kind of failure this is.
@@ -183,10 +188,60 @@ extension ModelStoreError {
             code = .sqlite
             summary = message ?? String(cString: sqlite3_errstr(resultCode))
         }
+        if resultCode & 0xFF == SQLITE_ERROR, let message, let drift = SchemaDrift(message) {
+            var error = ModelStoreError(.schemaMismatch, drift.explanation, model: model, column: drift.column, suggestion: drift.suggestion)
+            error.sqliteCode = resultCode
+            error.sqliteMessage = message
+            error.sql = sql
+            return error
+        }
         var error = ModelStoreError(code, summary, model: model)
         error.sqliteCode = resultCode
         error.sqliteMessage = message
         error.sql = sql
         return error
+    }
+}
+
+/// A table or column that the store's SQL names and the database no longer has: another
+/// program renamed or dropped it while the store was open (the store checks each table when
+/// it first uses it). Recognised from SQLite's messages, so every statement gets it.
+struct SchemaDrift {
+    var column: String?
+    var table: String?
+
+    init?(_ message: String) {
+        if let name = Self.suffix(of: message, after: "no such column: ") {
+            column = name
+        } else if message.hasPrefix("table "), let range = message.range(of: " has no column named ") {
+            table = String(message[message.index(message.startIndex, offsetBy: 6)..<range.lowerBound])
+            column = String(message[range.upperBound...])
+        } else if let name = Self.suffix(of: message, after: "no such table: ") {
+            table = name.hasPrefix("main.") ? String(name.dropFirst(5)) : name
+        } else {
+            return nil
+        }
+    }
+
+    private static func suffix(of message: String, after prefix: String) -> String? {
+        guard message.hasPrefix(prefix) else { return nil }
+        let name = String(message.dropFirst(prefix.count))
+        // "no such column: t.c" names the column with its table.
+        if let dot = name.lastIndex(of: "."), !name.hasPrefix("\"") { return String(name[name.index(after: dot)...]) }
+        return name
+    }
+
+    var explanation: String {
+        if let column {
+            return "The stored table\(table.map { " " + $0 } ?? "") has no column \(column), which the model stores a property in: another program renamed or dropped it after the store checked the table. Nothing was read or written."
+        }
+        return "The stored table \(table ?? "") no longer exists: another program dropped or renamed it after the store checked it. Nothing was read or written."
+    }
+
+    var suggestion: String {
+        if let column {
+            return "Rename the column back to \(column) (ALTER TABLE … RENAME COLUMN … TO \(quoted(column))) or restore it from a backup; a store opened afterwards re-checks the table and adds a missing column empty."
+        }
+        return "Restore the table, or open the store again: a new store creates missing tables on first use."
     }
 }

@@ -1,10 +1,23 @@
 import CSQLite
 import Foundation
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The store's connections: one writer, and up to `maximumReaders` readers made on demand.
 ///
 /// With WAL, readers on their own connections run beside each other and beside the writer.
 /// The store's queue decides who runs when; the pool only hands out connections.
+///
+/// The pool never opens a file descriptor of its own on the database: on POSIX, closing any
+/// descriptor of a file drops every lock the process holds on it, so another store on the
+/// same path would silently lose its locks. Everything it needs from the file goes through
+/// SQLite's own handle, and `stat(2)` by path.
 final class ConnectionPool: @unchecked Sendable {
     // @unchecked: every stored var below is read and written only while `condition` is locked.
     enum Location: Sendable {
@@ -17,18 +30,34 @@ final class ConnectionPool: @unchecked Sendable {
     private let busyTimeout: TimeInterval
     private let maximumReaders: Int
     private let createsDirectory: Bool
+    private let requestedReadOnly: Bool
     private let condition = NSCondition()
+    private var isPrepared = false
     private var writerLink: PooledConnection?
     private var idleReaders: [PooledConnection] = []
     private var readerCount = 0
+    private var checkedOut = 0
     private var trace: (@Sendable (String) -> Void)?
     private var traceGeneration = 0
+    /// Whether the store only reads: asked for, or its file or location cannot be written.
+    private var readOnly = false
+    /// Readers open the file as an immutable URI: a WAL database on read-only media with no
+    /// `-shm` beside it cannot be opened any other way, and on such media nothing can change it.
+    private var readersUseImmutableURI = false
+    private var closed = false
+    /// The file's device and inode when the store opened it, to notice it being replaced.
+    private var identity: FileIdentity?
 
-    init(location: Location, busyTimeout: TimeInterval, maximumReaders: Int, createsDirectory: Bool) {
+    init(location: Location, busyTimeout: TimeInterval, maximumReaders: Int, createsDirectory: Bool, readOnly: Bool) {
         self.location = location
         self.busyTimeout = busyTimeout
         self.maximumReaders = max(1, maximumReaders)
         self.createsDirectory = createsDirectory
+        self.requestedReadOnly = readOnly
+    }
+
+    deinit {
+        closeConnections()
     }
 
     /// A description of where the store lives, for messages.
@@ -39,31 +68,64 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    // MARK: Writer
-
-    /// Opens the writer now, so a bad path fails at the store's creation.
-    func open() throws {
-        _ = try writer()
-    }
-
-    /// The writer connection; only barrier blocks of the store's queue use it.
-    func writer() throws -> PooledConnection {
+    /// Whether writes are refused: asked for, or the file or its location cannot be written.
+    var isReadOnly: Bool {
         condition.lock()
         defer { condition.unlock() }
-        let link = try openedWriter()
-        applyTrace(to: link)
-        return link
+        return readOnly
     }
 
-    private func openedWriter() throws -> PooledConnection {
-        if let writerLink { return writerLink }
+    // MARK: Opening
+
+    /// Opens the file now, so a bad path fails at the store's creation.
+    func open() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        try prepare()
+    }
+
+    /// Opens the writer (or, read-only, the first reader) once; caller holds the lock.
+    private func prepare() throws {
+        if closed { throw Self.closedError(locationDescription) }
+        guard !isPrepared else { return }
         let path = try preparedPath()
-        if case .file = location { try Self.checkHeader(ofExistingFileAt: path) }
-        let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
-        try configureWriter(connection)
-        let link = PooledConnection(connection)
-        writerLink = link
-        return link
+        switch location {
+        case .memory:
+            let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
+            try configureWriter(connection)
+            writerLink = PooledConnection(connection)
+        case .file:
+            try Self.refuseReplacedFile(at: path)
+            if requestedReadOnly {
+                try openForReading(path)
+            } else {
+                let existed = FileManager.default.fileExists(atPath: path)
+                let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
+                if !existed, createsDirectory {
+                    // The default store is private: SQLite gives `-wal` and `-shm` the mode of
+                    // the database file, so they follow.
+                    chmod(path, 0o600)
+                }
+                try Self.checkHeader(of: connection, path: path)
+                if existed, sqlite3_db_readonly(connection.handle, "main") == 1 {
+                    // SQLite fell back to reading: the file or its medium cannot be written.
+                    try openForReading(path)
+                } else {
+                    do {
+                        try configureWriter(connection)
+                    } catch let error as ModelStoreError where existed && [.readOnly, .cannotOpen].contains(error.code) {
+                        // The file can be written but its directory cannot (no `-wal` can be made).
+                        try openForReading(path)
+                        isPrepared = true
+                        return
+                    }
+                    writerLink = PooledConnection(connection)
+                    identity = FileIdentity(path: path)
+                    if let identity { Self.openFiles.withLock { $0[Self.key(path), default: [:]][identity, default: 0] += 1 } }
+                }
+            }
+        }
+        isPrepared = true
     }
 
     private func configureWriter(_ connection: Connection) throws {
@@ -83,16 +145,36 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Refuses a file that cannot be an intact database before SQLite opens it, so a damaged
+    /// Makes the store read-only and opens its first reader, checking the file can be read.
+    private func openForReading(_ path: String) throws {
+        readOnly = true
+        func openChecked() throws -> PooledConnection {
+            let link = try makeReader()
+            _ = try link.connection.scalar("PRAGMA schema_version")
+            return link
+        }
+        let link: PooledConnection
+        do {
+            link = try openChecked()
+        } catch let error as ModelStoreError where error.code == .cannotOpen && !requestedReadOnly
+            && !FileManager.default.fileExists(atPath: path + "-wal")
+        {
+            // A WAL database on read-only media needs a `-shm` it cannot create; with no
+            // `-wal` beside it, the file alone holds every commit and cannot change.
+            readersUseImmutableURI = true
+            link = try openChecked()
+        }
+        readerCount += 1
+        idleReaders.append(link)
+    }
+
+    /// Refuses a file that cannot be an intact database before SQLite reads it, so a damaged
     /// file gets an error naming the damage and is left exactly as it was (no WAL or shared
     /// memory file beside it). SQLite would refuse these files too, but only at first use.
-    static func checkHeader(ofExistingFileAt path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
-        defer { try? handle.close() }
-        let size = (try? handle.seekToEnd()) ?? 0
+    /// Reads through SQLite's own descriptor: see the type's comment.
+    static func checkHeader(of connection: Connection, path: String) throws {
+        let (header, size) = try connection.readFileStart(count: 100)
         guard size > 0 else { return }  // a new, empty store
-        try? handle.seek(toOffset: 0)
-        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
         let magic = Array("SQLite format 3\0".utf8)
         guard header.count == 100, header.starts(with: magic) else {
             throw ModelStoreError(
@@ -113,12 +195,38 @@ final class ConnectionPool: @unchecked Sendable {
         let countIsValid = pageCount > 0 && number(at: 24, 4) == number(at: 92, 4)
         let manager = FileManager.default
         let journaled = manager.fileExists(atPath: path + "-wal") || manager.fileExists(atPath: path + "-journal")
-        if countIsValid, !journaled, size < pageCount * pageSize {
+        if countIsValid, !journaled, UInt64(size) < pageCount * pageSize {
             throw ModelStoreError(
                 .corrupt,
                 "The database file at \(path) is \(size) bytes long, but its header says it holds \(pageCount) pages of \(pageSize) bytes: it was truncated.",
                 suggestion: "Restore the file from a backup or copy it again. ModelStore has not modified it.")
         }
+    }
+
+    // MARK: Writer
+
+    /// The writer connection; only barrier blocks of the store's queue use it. Checks that
+    /// the file at the store's path is still the one it opened.
+    func writer() throws -> PooledConnection {
+        condition.lock()
+        defer { condition.unlock() }
+        try prepare()
+        guard let link = writerLink else {
+            throw ModelStoreError(
+                .readOnly,
+                requestedReadOnly
+                    ? "The store at \(locationDescription) was opened read-only; it cannot be written."
+                    : "The store at \(locationDescription) can only be read: the file or its location is read-only.",
+                suggestion: requestedReadOnly ? "Open the store without readOnly to write." : "Copy the store to a writable location to change it.")
+        }
+        if let identity, case .file(let path) = location, FileIdentity(path: path) != identity {
+            throw ModelStoreError(
+                .fileReplaced,
+                "The store's file \(path) was deleted, moved or replaced by another file while the store had it open; nothing was written, so the two databases are not mixed.",
+                suggestion: "Close this store and open the file again (the new file), or put the original file back.")
+        }
+        applyTrace(to: link)
+        return link
     }
 
     // MARK: Readers
@@ -134,31 +242,106 @@ final class ConnectionPool: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         // The writer creates the file and sets WAL before any reader opens it.
-        _ = try openedWriter()
+        try prepare()
         while true {
+            if closed { throw Self.closedError(locationDescription) }
             if let link = idleReaders.popLast() {
                 applyTrace(to: link)
+                checkedOut += 1
                 return link
             }
             if readerCount < maximumReaders {
-                let connection = try Connection(
-                    location: try preparedPath(), flags: flags(reader: true), busyTimeout: busyTimeout)
-                // Readers never write: a bug that tried would fail instead of racing the writer.
-                try connection.execute("PRAGMA query_only = 1")
+                let link = try makeReader()
                 readerCount += 1
-                let link = PooledConnection(connection)
                 applyTrace(to: link)
+                checkedOut += 1
                 return link
             }
             condition.wait()
         }
     }
 
+    private func makeReader() throws -> PooledConnection {
+        var location = try preparedPath()
+        var flags = flags(reader: true)
+        if readersUseImmutableURI {
+            location = "file:" + (location.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? location) + "?immutable=1"
+            flags |= SQLITE_OPEN_URI
+        }
+        let connection = try Connection(location: location, flags: flags, busyTimeout: busyTimeout)
+        // Readers never write: a bug that tried would fail instead of racing the writer.
+        try connection.execute("PRAGMA query_only = 1")
+        return PooledConnection(connection)
+    }
+
     private func checkIn(_ link: PooledConnection) {
         condition.lock()
-        idleReaders.append(link)
-        condition.signal()
+        checkedOut -= 1
+        if !closed { idleReaders.append(link) }
+        condition.broadcast()
         condition.unlock()
+    }
+
+    // MARK: Closing
+
+    /// Waits for readers in use, folds the WAL into the database file and closes every
+    /// connection. Later calls throw `.closed`. Idempotent.
+    func close() {
+        condition.lock()
+        closed = true
+        while checkedOut > 0 { condition.wait() }
+        condition.unlock()
+        closeConnections()
+    }
+
+    private func closeConnections() {
+        condition.lock()
+        if let identity, case .file(let path) = location {
+            Self.openFiles.withLock { files in
+                files[Self.key(path)]?[identity]? -= 1
+                if files[Self.key(path)]?[identity] == 0 { files[Self.key(path)]?[identity] = nil }
+                if files[Self.key(path)]?.isEmpty == true { files[Self.key(path)] = nil }
+            }
+            self.identity = nil
+        }
+        let readers = idleReaders
+        let writer = writerLink
+        idleReaders = []
+        writerLink = nil
+        readerCount = 0
+        condition.unlock()
+        for reader in readers { reader.connection.close() }
+        if let writer {
+            // So the database file alone holds every commit, even when another process keeps
+            // the WAL open; SQLite checkpoints again as the last connection closes.
+            if case .file = location { try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            writer.connection.close()
+        }
+    }
+
+    /// The files this process's stores have open for writing, by path: a store opened on a
+    /// path whose file was replaced (or deleted) while another store here still has the old
+    /// one open would pair the new file with the old one's `-wal`, which SQLite finds by name.
+    private static let openFiles = Locked<[String: [FileIdentity: Int]]>([:])
+
+    private static func key(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    private static func refuseReplacedFile(at path: String) throws {
+        let current = FileIdentity(path: path)
+        let held = openFiles.withLock { $0[key(path)].map { Array($0.keys) } ?? [] }
+        guard held.contains(where: { $0 != current }) else { return }
+        throw ModelStoreError(
+            .fileReplaced,
+            "The file at \(path) was replaced or deleted while another store in this process still has the old file open; opening it now would mix the new file with the old file's write-ahead log.",
+            suggestion: "Close the other store (or let it go) first, then open the path again.")
+    }
+
+    static func closedError(_ location: String) -> ModelStoreError {
+        ModelStoreError(
+            .closed, "The store at \(location) was closed; it runs no more calls.",
+            suggestion: "Open a new ModelStore on the same path to go on.")
     }
 
     // MARK: Tracing
@@ -177,10 +360,11 @@ final class ConnectionPool: @unchecked Sendable {
         link.traceGeneration = traceGeneration
     }
 
-    // MARK: Opening
+    // MARK: Paths and flags
 
     private func flags(reader: Bool) -> Int32 {
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        var flags = SQLITE_OPEN_NOMUTEX
+        flags |= readOnly && reader ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if !reader { flags |= SQLITE_OPEN_CREATE }
         if case .memory = location { flags |= SQLITE_OPEN_URI | SQLITE_OPEN_SHAREDCACHE | SQLITE_OPEN_CREATE }
         return flags
@@ -195,8 +379,11 @@ final class ConnectionPool: @unchecked Sendable {
         case .file(let path):
             let manager = FileManager.default
             let directory = (path as NSString).deletingLastPathComponent
-            if createsDirectory, !directory.isEmpty {
-                try? manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            if createsDirectory, !directory.isEmpty, !manager.fileExists(atPath: directory) {
+                // The default store's folder is private: other users of the machine must not
+                // read an application's data.
+                try? manager.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             var isDirectory: ObjCBool = false
             if manager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -209,7 +396,25 @@ final class ConnectionPool: @unchecked Sendable {
                     .cannotOpen, "The directory \(directory) of the store \(path) does not exist.",
                     suggestion: "Create the directory first.")
             }
+            if requestedReadOnly, !manager.fileExists(atPath: path) {
+                throw ModelStoreError(
+                    .cannotOpen, "The store \(path) does not exist, and a read-only store cannot create it.",
+                    suggestion: "Check the path, or open it without readOnly to create it.")
+            }
             return path
         }
+    }
+}
+
+/// A file's device and inode, read by path: equal while the path names the same file.
+struct FileIdentity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

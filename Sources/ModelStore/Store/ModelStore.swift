@@ -26,12 +26,20 @@ public final class ModelStore: @unchecked Sendable {
         /// Whether reads wait for writes submitted before them. Default:
         /// `.afterEarlierWrites`.
         public var readOrdering: ReadOrdering
+        /// Whether the store only reads: it never creates, changes or checkpoints the file,
+        /// and every write throws `.readOnly`. Default: false. A store whose file or location
+        /// cannot be written (read-only media, permissions) opens read-only by itself.
+        public var readOnly: Bool
 
         /// Creates a configuration.
-        public init(busyTimeout: TimeInterval = 5, maximumReaders: Int = 4, readOrdering: ReadOrdering = .afterEarlierWrites) {
+        public init(
+            busyTimeout: TimeInterval = 5, maximumReaders: Int = 4, readOrdering: ReadOrdering = .afterEarlierWrites,
+            readOnly: Bool = false
+        ) {
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
             self.readOrdering = readOrdering
+            self.readOnly = readOnly
         }
     }
 
@@ -98,7 +106,8 @@ public final class ModelStore: @unchecked Sendable {
         self.configuration = configuration
         self.pool = ConnectionPool(
             location: location, busyTimeout: configuration.busyTimeout,
-            maximumReaders: configuration.maximumReaders, createsDirectory: createsDirectory)
+            maximumReaders: configuration.maximumReaders, createsDirectory: createsDirectory,
+            readOnly: configuration.readOnly && path != nil)
         self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
         // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
         if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
@@ -121,6 +130,34 @@ public final class ModelStore: @unchecked Sendable {
     /// ```
     public func setTrace(_ handler: (@Sendable (String) -> Void)?) {
         pool.setTrace(handler)
+    }
+
+    /// Whether the store refuses writes: opened with `Configuration.readOnly`, or on a file
+    /// or location that cannot be written (then reads still work). Opens the file if it is
+    /// not open yet; false when it cannot be opened at all (calls then say why).
+    public var isReadOnly: Bool {
+        try? pool.open()
+        return pool.isReadOnly
+    }
+
+    /// Finishes the work already submitted, folds the write-ahead log into the database file
+    /// (so the `.sqlite` file alone holds every commit and can be copied), and closes every
+    /// connection. Later calls on the store throw `.closed`. Closing twice does nothing.
+    /// A store also closes when its last reference goes away.
+    ///
+    /// ```swift
+    /// try store.close()
+    /// try FileManager.default.copyItem(atPath: path, toPath: backup)   // complete
+    /// ```
+    /// - Throws: `ModelStoreError` `.reentrancy` when called from inside this store's own
+    ///   work (a transaction, read block or completion of its queue), which it would wait for.
+    public func close() throws {
+        if SessionContext.current(for: ObjectIdentifier(self)) != nil {
+            throw ModelStoreError(
+                .reentrancy, "close() was called inside a block of the store it closes, which it would wait for.",
+                suggestion: "Close the store after the block returns.")
+        }
+        queue.sync(flags: .barrier) { pool.close() }
     }
 }
 

@@ -5,6 +5,9 @@
 //                                              transaction with the Ledger); prints "started"
 //   ReliabilityHelper hold-write-lock <path>   opens a write transaction, prints "locked",
 //                                              commits when a line arrives on standard input
+//   ReliabilityHelper count-and-exit <path>    counts the parcels, prints the count and exits;
+//                                              as the file's last connection in its process it
+//                                              checkpoints and deletes -wal and -shm if it can
 import Foundation
 import ModelStore
 import ReliabilityFixtures
@@ -43,7 +46,7 @@ func holdWriteLock(_ store: ModelStore) throws {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock <path>\n".utf8))
+    FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock|count-and-exit <path>\n".utf8))
     exit(2)
 }
 do {
@@ -51,6 +54,9 @@ do {
     switch arguments[1] {
     case "write-batches": try writeBatches(store)
     case "hold-write-lock": try holdWriteLock(store)
+    case "count-and-exit":
+        say("\(try Parcel.count(in: store))")
+        try store.close()
     default:
         FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
         exit(2)
