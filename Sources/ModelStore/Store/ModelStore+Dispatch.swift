@@ -11,32 +11,40 @@ extension ModelStore {
     /// Runs `body` as a read. Called from inside this store's own work it runs inline on
     /// that work's connection, so it sees that work's uncommitted writes and cannot deadlock.
     func read<T>(_ body: (Session) throws -> T) throws -> T {
-        if let context = SessionContext.current(for: id) {
-            return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
-        }
         do {
-            if readsSkipBarriers { return try runRead(body) }
-            return try queue.sync { try runRead(body) }
-        } catch is NeedsWriter {
-            // A table needs creating first: only the writer may do that.
-            return try queue.sync(flags: .barrier) { try runWrite(body) }
+            if let context = SessionContext.current(for: id) {
+                return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
+            }
+            do {
+                if readsSkipBarriers { return try runRead(body) }
+                return try queue.sync { try runRead(body) }
+            } catch is NeedsWriter {
+                // A table needs extending first: only the writer may do that.
+                return try queue.sync(flags: .barrier) { try runWrite(body) }
+            }
+        } catch {
+            throw attributed(error)
         }
     }
 
     /// Runs `body` as a write: a barrier, in a transaction that any thrown error rolls back.
     /// Called from inside this store's write work it runs inline, as a savepoint.
     func write<T>(_ body: (Session) throws -> T) throws -> T {
-        if let context = SessionContext.current(for: id) {
-            guard context.isWriter else { throw Self.writeInsideRead() }
-            let link = context.link
-            do {
-                return try link.connection.inTransaction { try body(Session(store: self, link: link, role: .writer)) }
-            } catch {
-                link.discardPending()
-                throw error
+        do {
+            if let context = SessionContext.current(for: id) {
+                guard context.isWriter else { throw Self.writeInsideRead() }
+                let link = context.link
+                do {
+                    return try link.connection.inTransaction { try body(Session(store: self, link: link, role: .writer)) }
+                } catch {
+                    link.discardPending()
+                    throw error
+                }
             }
+            return try queue.sync(flags: .barrier) { try runWrite(body) }
+        } catch {
+            throw attributed(error)
         }
-        return try queue.sync(flags: .barrier) { try runWrite(body) }
     }
 
     static func writeInsideRead() -> ModelStoreError {
@@ -47,7 +55,8 @@ extension ModelStore {
 
     private func runRead<T>(_ body: (Session) throws -> T) throws -> T {
         try pool.withReader { link in
-            try SessionContext.with(store: id, link: link, isWriter: false) {
+            defer { link.dropStandIns() }
+            return try SessionContext.with(store: id, link: link, isWriter: false) {
                 try body(Session(store: self, link: link, role: .reader))
             }
         }
@@ -72,21 +81,39 @@ extension ModelStore {
     // MARK: Completion handlers
 
     /// Runs `body` as a read later; `completion` receives the result on `completionQueue`.
+    ///
+    /// Called from inside this store's own work (a transaction or read block on this thread),
+    /// it runs at once, inline, exactly as the synchronous form would, and `completion` is
+    /// then called on `completionQueue`: waiting for it inside the block cannot deadlock.
     func read<T: Sendable>(
         _ body: @escaping @Sendable (Session) throws -> T,
         completion: @escaping @Sendable (Result<T, ModelStoreError>) -> Void
     ) {
         let deliver = completionQueue
+        if SessionContext.current(for: id) != nil {
+            let result = Result<T, any Error> { try read(body) }
+            deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) }
+            return
+        }
         submitRead(body) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
     }
 
     /// Runs `body` as a write later; `completion` receives the result on `completionQueue`.
     /// Reads submitted after this call see the write, even before `completion` runs.
+    ///
+    /// Called from inside this store's transaction it joins that transaction, as the
+    /// synchronous form does (it rolls back with it), and `completion` is called at once on
+    /// `completionQueue`; inside a read block it fails with `.reentrancy`.
     func write<T: Sendable>(
         _ body: @escaping @Sendable (Session) throws -> T,
         completion: @escaping @Sendable (Result<T, ModelStoreError>) -> Void
     ) {
         let deliver = completionQueue
+        if SessionContext.current(for: id) != nil {
+            let result = Result<T, any Error> { try write(body) }
+            deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) }
+            return
+        }
         submitWrite(body) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
     }
 
@@ -94,14 +121,16 @@ extension ModelStore {
 
     /// Runs `body` as a read without blocking the calling task.
     func read<T: Sendable>(_ body: @escaping @Sendable (Session) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        try refuseInsideBlock()
+        return try await withCheckedThrowingContinuation { continuation in
             submitRead(body) { continuation.resume(with: $0) }
         }
     }
 
     /// Runs `body` as a write without blocking the calling task.
     func write<T: Sendable>(_ body: @escaping @Sendable (Session) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        try refuseInsideBlock()
+        return try await withCheckedThrowingContinuation { continuation in
             submitWrite(body) { continuation.resume(with: $0) }
         }
     }
@@ -116,9 +145,9 @@ extension ModelStore {
             do {
                 finish(.success(try self.runRead(body)))
             } catch is NeedsWriter {
-                self.queue.async(flags: .barrier) { finish(Result { try self.runWrite(body) }) }
+                self.queue.async(flags: .barrier) { finish(Result { try self.runWrite(body) }.mapError(self.attributed)) }
             } catch {
-                finish(.failure(error))
+                finish(.failure(self.attributed(error)))
             }
         }
     }
@@ -128,7 +157,7 @@ extension ModelStore {
         then finish: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         queue.async(flags: .barrier) {
-            finish(Result { try self.runWrite(body) })
+            finish(Result { try self.runWrite(body) }.mapError(self.attributed))
         }
     }
 
@@ -145,9 +174,74 @@ extension ModelStore {
     /// barrier submitted meanwhile would wait for us while we wait for it).
     func runReadBlock<T>(_ body: () throws -> T) throws -> T {
         try pool.withReader { link in
-            try SessionContext.with(store: id, link: link, isWriter: false) {
-                try link.connection.inReadTransaction { try body() }
+            defer { link.dropStandIns() }
+            return try SessionContext.with(store: id, link: link, isWriter: false) {
+                try link.connection.inReadTransaction { try withBlockMarker(body) }
             }
         }
+    }
+
+    // MARK: Calls that cannot run inside a block
+
+    /// Runs the user's block marked, so that an `async` call made from a task it starts
+    /// (which inherits the marker) knows it would wait for the block.
+    func withBlockMarker<T>(_ body: () throws -> T) rethrows -> T {
+        let marker = BlockMarker(store: id, outer: BlockMarker.current)
+        defer { marker.end() }
+        return try BlockMarker.$current.withValue(marker) { try body() }
+    }
+
+    /// An `async` call from a task started inside one of this store's blocks, while the block
+    /// runs: it would queue behind the block, and a block that waits for it would never end.
+    func refuseInsideBlock() throws {
+        guard BlockMarker.current?.isActive(for: id) == true else { return }
+        throw attributed(ModelStoreError(
+            .reentrancy,
+            "An async call was made on a store from a task started inside one of its blocks (transaction or read) while the block runs; it would wait for the block, and a block waiting for it would never end.",
+            suggestion: "Inside a block, call the synchronous form (it joins the block), or make the call after the block returns."))
+    }
+
+    /// Names the model in a schema error raised below the engine, which knows only SQL.
+    func attributed(_ error: any Error) -> any Error {
+        guard var error = error as? ModelStoreError, error.model == nil, error.code == .schemaMismatch else { return error }
+        let tables = registry.withLock { Array($0.values) }
+        var best: (offset: Int, table: TableDescription)?
+        let sql = error.sql ?? ""
+        for table in tables {
+            guard let range = sql.range(of: table.quotedTable) else { continue }
+            let offset = sql.distance(from: sql.startIndex, to: range.lowerBound)
+            if best == nil || offset < best!.offset { best = (offset, table) }
+        }
+        if let table = best?.table {
+            error.model = table.modelName
+            error.message = "\(table.modelName): " + error.message.replacingOccurrences(of: "The stored table has", with: "The stored table \(table.tableName) has")
+        }
+        return error
+    }
+}
+
+/// Marks the user's blocks (transaction, read) for tasks started inside them.
+final class BlockMarker: Sendable {
+    @TaskLocal static var current: BlockMarker?
+
+    let store: ObjectIdentifier
+    let outer: BlockMarker?
+    private let running = Locked(true)
+
+    init(store: ObjectIdentifier, outer: BlockMarker?) {
+        self.store = store
+        self.outer = outer
+    }
+
+    func end() { running.withLock { $0 = false } }
+
+    /// Whether a block of `store` is running in this marker's chain.
+    func isActive(for store: ObjectIdentifier) -> Bool {
+        var marker: BlockMarker? = self
+        while let candidate = marker {
+            if candidate.store == store, candidate.running.current { return true }
+            marker = candidate.outer
+        }
+        return false
     }
 }

@@ -16,7 +16,7 @@ extension ModelStore {
     /// - Throws: What `body` throws (after rolling back), or `ModelStoreError` when the
     ///   transaction cannot begin or commit.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try write { _ in try body() }
+        try write { _ in try withBlockMarker(body) }
     }
 
     /// Runs `body` as one transaction later; `completion` gets its result on
@@ -26,12 +26,18 @@ extension ModelStore {
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         let deliver = completionQueue
-        submitWrite({ _ in try body() }) { result in deliver.async { completion(result) } }
+        if SessionContext.current(for: ObjectIdentifier(self)) != nil {
+            // Inside this store's own work: join it, as the synchronous form does.
+            let result = Result { try transaction(body) }
+            deliver.async { completion(result) }
+            return
+        }
+        submitWrite({ _ in try self.withBlockMarker(body) }) { result in deliver.async { completion(result) } }
     }
 
     /// Runs `body` as one transaction without blocking the calling task.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await write { _ in try body() }
+        try await write { _ in try self.withBlockMarker(body) }
     }
 
     /// Runs `body` as a read block: every read on this store inside it sees one consistent
@@ -48,7 +54,8 @@ extension ModelStore {
 
     /// Runs `body` as a read block without blocking the calling task.
     public func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        try refuseInsideBlock()
+        return try await withCheckedThrowingContinuation { continuation in
             (readsSkipBarriers ? DispatchQueue.global() : queue).async {
                 continuation.resume(with: Result { try self.runReadBlock(body) })
             }

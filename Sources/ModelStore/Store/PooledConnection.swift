@@ -8,6 +8,9 @@ final class PooledConnection {
     /// registry only when it commits.
     var pending: [ObjectIdentifier: TableDescription] = [:]
     var traceGeneration = 0
+    /// Temp tables standing in for models never written yet, created by the current read.
+    var standIns: [String] = []
+    var standInModels: [ObjectIdentifier] = []
 
     init(_ connection: Connection) {
         self.connection = connection

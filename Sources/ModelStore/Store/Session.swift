@@ -41,6 +41,14 @@ struct Session {
                 try prepare(relationship.target)
             }
         case .reader, .pinnedReader:
+            // A model nothing has written yet has no records. Its read must not need the
+            // writer (a read block cannot use it; another process may hold the write lock;
+            // the store may be read-only): an empty stand-in in this connection's temp schema
+            // answers every query, and goes when the read ends.
+            if try SchemaMigrator.inspect(table, on: connection) == nil {
+                try link.createStandIn(for: table, id)
+                return table
+            }
             // A table that is already complete needs no writer: reads keep working while
             // another process holds the write lock.
             guard try SchemaMigrator.isReady(table, on: connection) else {
@@ -74,5 +82,42 @@ extension PooledConnection {
     /// Forgets tables prepared by a transaction that rolled back: their DDL is undone too.
     func discardPending() {
         pending = [:]
+    }
+}
+
+extension PooledConnection {
+    /// Creates empty temp tables standing in for `table` and its missing join tables, so a
+    /// read of a model that has never been written finds no records instead of failing.
+    func createStandIn(for table: TableDescription, _ id: ObjectIdentifier) throws {
+        var statements: [String] = []
+        let columns = table.columns.map { quoted($0.name) + ($0.storage == .untyped ? "" : " " + $0.storage.rawValue) }
+        statements.append("CREATE TEMP TABLE \(table.quotedTable) (\(columns.joined(separator: ", ")))")
+        standIns.append(table.tableName)
+        for relationship in table.relationships {
+            guard case .joinTable(let join) = relationship.storage, !standIns.contains(join.name),
+                try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(join.name)]) == nil
+            else { continue }
+            let joinColumns = (join.ownerColumns + join.targetColumns).map(quoted)
+            statements.append("CREATE TEMP TABLE \(quoted(join.name)) (\(joinColumns.joined(separator: ", ")))")
+            standIns.append(join.name)
+        }
+        // Readers are query-only; the temp schema is the connection's own, never the file.
+        try connection.execute("PRAGMA query_only = 0")
+        defer { try? connection.execute("PRAGMA query_only = 1") }
+        for sql in statements { try connection.execute(sql) }
+        standInModels.append(id)
+        tables[id] = table
+    }
+
+    /// Drops the stand-ins a read created, and forgets their tables, so the next read looks
+    /// at the file again (something may have written the model meanwhile).
+    func dropStandIns() {
+        guard !standIns.isEmpty else { return }
+        try? connection.execute("PRAGMA query_only = 0")
+        for name in standIns { try? connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))") }
+        try? connection.execute("PRAGMA query_only = 1")
+        standIns = []
+        for id in standInModels { tables[id] = nil }
+        standInModels = []
     }
 }
