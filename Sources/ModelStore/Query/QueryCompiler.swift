@@ -135,31 +135,85 @@ struct QueryCompiler {
             let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
             return SQLFragment("\(column) \(keyword) (\(marks))", values)
         }
-        return SQLFragment("\(column) \(keyword) (SELECT value FROM json_each(?))", [.text(try Self.jsonArray(values))])
+        // A long list is one JSON array for the values JSON carries exactly, plus inline lists
+        // for the rest; `x IN (A ∪ B)` is `x IN A OR x IN B` in SQL's three-valued logic too,
+        // and `x NOT IN (A ∪ B)` is `x NOT IN A AND x NOT IN B`.
+        let parts = Self.membershipParts(column, values, keyword: keyword)
+        guard parts.reduce(0, { $0 + $1.values.count }) <= Self.maximumListParameters else {
+            throw ModelStoreError(
+                .invalidQuery,
+                "An IN list of \(values.count) values holds more than \(Self.maximumListParameters) numbers with a fraction, byte strings or texts containing NUL, which must be passed one by one.",
+                value: values.first?.description, suggestion: "Split the list into several queries.")
+        }
+        guard parts.count > 1 else { return parts[0] }
+        let joined = parts.map { "(" + $0.sql + ")" }.joined(separator: negated ? " AND " : " OR ")
+        return SQLFragment("(" + joined + ")", parts.flatMap(\.values))
     }
 
-    /// Values as a JSON array whose elements `json_each` returns with their storage class.
-    static func jsonArray(_ values: [SQLValue]) throws -> String {
-        var elements: [String] = []
-        elements.reserveCapacity(values.count)
+    /// The most parameters inline IN lists of one condition may take (SQLite allows 32,766).
+    static let maximumListParameters = 30_000
+
+    /// `column IN …` for any number of values, as conditions whose union is the list: a
+    /// JSON array through `json_each` for integers and texts without NUL (which it returns
+    /// exactly), and lists of at most `inlineListLimit` bound values for everything else
+    /// (reals, whose text form SQLite might round differently; byte strings; NULs, at which
+    /// `json_each` cuts a text).
+    static func membershipParts(_ column: String, _ values: [SQLValue], keyword: String = "IN") -> [SQLFragment] {
+        var carried: [SQLValue] = []
+        var inline: [SQLValue] = []
         for value in values {
             switch value {
-            case .null: elements.append("null")
-            case .integer(let integer): elements.append(String(integer))
-            case .real(let real) where real.isFinite:
-                // JSON has no way to say "this integral number is REAL"; 1.0 would read back as 1.
-                elements.append(real == real.rounded() && abs(real) < 1e15 ? String(format: "%.1f", real) : "\(real)")
-            case .text(let text):
-                let data = try JSONEncoder().encode(text)
-                elements.append(String(decoding: data, as: UTF8.self))
-            case .real, .blob:
-                throw ModelStoreError(
-                    .invalidQuery,
-                    "An IN list of more than \(inlineListLimit) values may hold only integers, finite numbers and text; it holds \(value).",
-                    value: value.description, suggestion: "Split the list into parts of \(inlineListLimit) values.")
+            case .integer: carried.append(value)
+            case .text(let text) where !text.utf8.contains(0): carried.append(value)
+            default: inline.append(value)
             }
         }
-        return "[" + elements.joined(separator: ",") + "]"
+        if carried.count <= inlineListLimit {
+            inline += carried
+            carried = []
+        }
+        var parts: [SQLFragment] = []
+        if !carried.isEmpty {
+            parts.append(SQLFragment("\(column) \(keyword) (SELECT value FROM json_each(?))", [.text(jsonArray(carried))]))
+        }
+        for start in stride(from: 0, to: inline.count, by: inlineListLimit) {
+            let chunk = Array(inline[start..<min(start + inlineListLimit, inline.count)])
+            parts.append(SQLFragment("\(column) \(keyword) (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk))
+        }
+        return parts
+    }
+
+    /// Integers and texts without NUL as a JSON array, which `json_each` returns exactly.
+    private static func jsonArray(_ values: [SQLValue]) -> String {
+        var json = "["
+        json.reserveCapacity(values.count * 8)
+        var first = true
+        for value in values {
+            if !first { json += "," }
+            first = false
+            switch value {
+            case .integer(let integer): json += String(integer)
+            case .text(let text): appendJSONString(text, to: &json)
+            default: preconditionFailure("membershipParts passes only integers and texts to JSON")
+            }
+        }
+        return json + "]"
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    private static func appendJSONString(_ text: String, to json: inout String) {
+        json += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json += "\""
     }
 
     /// Literal matches compare bytes (`instr`, and `substr` over the text cast to a BLOB), so

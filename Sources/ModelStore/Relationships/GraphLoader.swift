@@ -297,14 +297,8 @@ final class GraphLoader {
     static func membership(_ columns: [String], _ keys: [[SQLValue]]) -> [SQLFragment] {
         guard !keys.isEmpty else { return [] }
         if columns.count == 1 {
-            let values = keys.map { $0[0] }
-            if values.count > QueryCompiler.inlineListLimit, let json = try? QueryCompiler.jsonArray(values) {
-                return [SQLFragment("\(columns[0]) IN (SELECT value FROM json_each(?))", [.text(json)])]
-            }
-            return stride(from: 0, to: values.count, by: QueryCompiler.inlineListLimit).map { start in
-                let chunk = Array(values[start..<min(start + QueryCompiler.inlineListLimit, values.count)])
-                return SQLFragment("\(columns[0]) IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk)
-            }
+            // Each part is a query of its own; together they cover every key exactly.
+            return QueryCompiler.membershipParts(columns[0], keys.map { $0[0] })
         }
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         let chunkSize = max(1, 900 / columns.count)
