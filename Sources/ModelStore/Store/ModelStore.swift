@@ -65,6 +65,8 @@ public final class ModelStore: @unchecked Sendable {
     let readsSkipBarriers: Bool
     /// Tables this store has created or checked, by model type.
     let registry = Locked<[ObjectIdentifier: TableDescription]>([:])
+    /// Derived table and index names, checked for collisions between declarations.
+    let schemaNames = Locked(SchemaNames())
     private let completionQueueBox: Locked<DispatchQueue>
 
     /// Opens (creating if needed) the store at `path`.

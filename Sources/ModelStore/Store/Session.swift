@@ -31,6 +31,7 @@ struct Session {
             return table
         }
         let table = try TableDescription.of(type)
+        try store.schemaNames.withLock { try $0.claim(table) }
         switch role {
         case .writer:
             try SchemaMigrator.prepare(table, on: connection)

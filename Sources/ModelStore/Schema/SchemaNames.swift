@@ -1,0 +1,47 @@
+/// The names a store's models give the tables and indexes ModelStore derives for them.
+///
+/// Derived names join parts with `_`, so different declarations can derive the same name:
+/// `A.b_c ↔ Z.q_r` and `A_b.c ↔ Z_q.r` both make the join table `A_b_c__Z_q_r`, and their
+/// links would mix. Names cannot be changed without breaking stored files, so each store
+/// checks them instead: the first declaration to derive a name owns it, and any other that
+/// derives it (SQLite compares names without case) is refused before anything is created.
+struct SchemaNames {
+    /// Lowercased name → what owns it, in words.
+    private var owners: [String: String] = [:]
+
+    /// Claims the join tables, their indexes and the declared indexes of `table`.
+    mutating func claim(_ table: TableDescription) throws {
+        var wanted: [(name: String, owner: String)] = table.indexes.map {
+            ($0.name, "the index of \(table.modelName) on (\($0.columns.joined(separator: ", ")))")
+        }
+        for relationship in table.relationships {
+            guard case .joinTable(let join) = relationship.storage else { continue }
+            let sides = [join.ownerTable + "." + join.ownerColumns.joined(separator: ","), join.targetTable + "." + join.targetColumns.joined(separator: ",")]
+            // Both sides of one relationship derive the same owner, whichever is prepared first.
+            let owner = "the join table linking \(sides.sorted().joined(separator: " and "))"
+            let columns = join.ownerColumns + join.targetColumns
+            if Set(columns.map { $0.lowercased() }).count != columns.count {
+                throw ModelStoreError(
+                    .invalidModel,
+                    "\(table.modelName).\(relationship.property) derives a join table \(join.name) whose columns collide: \(columns.joined(separator: ", ")).",
+                    model: table.modelName, column: relationship.property,
+                    suggestion: "Rename the relationship's property (or the models' key properties) so the derived column names differ.")
+            }
+            wanted.append((join.name, owner))
+            wanted.append(("index_" + join.name + "_target", owner))
+        }
+        var claimed = owners
+        for (name, owner) in wanted {
+            let key = name.lowercased()
+            if let existing = claimed[key], existing != owner {
+                throw ModelStoreError(
+                    .invalidModel,
+                    "\(table.modelName) derives the name \(name) for \(owner), but the store already uses it for \(existing): their records would mix.",
+                    model: table.modelName, value: name,
+                    suggestion: "Rename one of the properties or tables involved (tableName, or the relationship's property) so the derived names differ.")
+            }
+            claimed[key] = owner
+        }
+        owners = claimed
+    }
+}
