@@ -32,7 +32,7 @@ struct SaveTests {
         test.resetSQL()
         try Snack(snackId: 1, name: "b").save(in: test.store)
         #expect(test.dataSQL == [
-            #"INSERT INTO "Snack" ("snackId", "name", "tags") VALUES (?, ?, ?) ON CONFLICT ("snackId") DO UPDATE SET "name" = excluded."name", "tags" = excluded."tags""#,
+            #"INSERT INTO "Snack" ("snackId", "name", "tags") VALUES (?, ?, ?) ON CONFLICT ("snackId") DO UPDATE SET "name" = excluded."name", "tags" = excluded."tags" WHERE "name" IS NOT excluded."name" OR "tags" IS NOT excluded."tags""#,
         ])
     }
 
@@ -91,11 +91,23 @@ struct SaveTests {
         #expect(try Trio.find(key: 1, in: test.store)?.a == "x")
     }
 
+    @Test func aSaveOfTheValuesAlreadyStoredIsUnchangedAndWritesNothing() throws {
+        let test = try TestStore(.file)
+        let snack = Snack(snackId: 1, name: "a", price: 1.5, tags: ["x"])
+        #expect(try snack.save(in: test.store) == .inserted)
+        #expect(try snack.save(in: test.store) == .unchanged)
+        #expect(try Snack(snackId: 1, name: "a", tags: ["x"]).save(in: test.store) == .unchanged)   // nil keeps: nothing differs
+        #expect(try Snack(snackId: 1, name: "b", tags: ["x"]).save(in: test.store) == .updated)
+        #expect(try Snack(snackId: 1, tags: ["x"]).save(clearing: [\.price], in: test.store) == .updated)
+        #expect(try Snack(snackId: 1, tags: ["x"]).save(clearing: [\.price], in: test.store) == .unchanged)
+        #expect(try Snack.find(key: 1, in: test.store) == Snack(snackId: 1, name: "b", tags: ["x"]))
+    }
+
     @Test func aModelCarryingOnlyItsKeyInsertsOnceAndThenChangesNothing() throws {
         let test = try TestStore()
         #expect(try Friendship(userId: 1, friendId: "b").save(in: test.store) == .inserted)
         try Friendship(userId: 1, friendId: "b", note: "n").save(in: test.store)
-        #expect(try Friendship(userId: 1, friendId: "b").save(in: test.store) == .updated)
+        #expect(try Friendship(userId: 1, friendId: "b").save(in: test.store) == .unchanged)
         #expect(try Friendship.find(key: ["userId": 1, "friendId": "b"], in: test.store)?.note == "n")
     }
 

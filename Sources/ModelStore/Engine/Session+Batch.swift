@@ -5,11 +5,14 @@ public struct BatchSaveResult: Sendable, Equatable {
     /// Elements written to a record that already existed, or that an earlier element of the
     /// same batch had inserted.
     public var updated: Int
+    /// Elements whose record already held every value they carry: nothing was written.
+    public var unchanged: Int
 
     /// Creates a result.
-    public init(inserted: Int, updated: Int) {
+    public init(inserted: Int, updated: Int, unchanged: Int = 0) {
         self.inserted = inserted
         self.updated = updated
+        self.unchanged = unchanged
     }
 }
 
@@ -34,7 +37,11 @@ extension Session {
                 } else {
                     outcome = try upsert(row, table, owner, reuse: &reuse)
                 }
-                if outcome == .inserted { result.inserted += 1 } else { result.updated += 1 }
+                switch outcome {
+                case .inserted: result.inserted += 1
+                case .updated: result.updated += 1
+                case .unchanged: result.unchanged += 1
+                }
             } catch let error as ModelStoreError {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }
@@ -87,8 +94,11 @@ extension Session {
                 if let key = existing[match] {
                     var columns = element.present
                     for position in table.keyPositions { columns.remove(position) }
-                    if !columns.isEmpty { _ = try update(row, columns: columns, key: key, table, owner) }
-                    result.updated += 1
+                    if !columns.isEmpty, try update(row, columns: columns, key: key, table, owner, onlyIfChanged: true) {
+                        result.updated += 1
+                    } else {
+                        result.unchanged += 1
+                    }
                 } else {
                     try insert(row, table, owner)
                     existing[match] = try table.key(of: row)

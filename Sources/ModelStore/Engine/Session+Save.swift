@@ -16,6 +16,9 @@ public enum SaveOutcome: Sendable, Equatable {
     case inserted
     /// A record had the model's key; the properties the model carries were written to it.
     case updated
+    /// A record had the model's key and already held every value the model carries, so
+    /// nothing was written (an upsert only; `update()` always reports `.updated`).
+    case unchanged
 }
 
 extension Session {
@@ -74,8 +77,9 @@ extension Session {
         }
     }
 
-    /// One `INSERT … ON CONFLICT DO UPDATE`: no lookup, and the outcome is exact, because
-    /// the update branch leaves `last_insert_rowid` as it was.
+    /// One `INSERT … ON CONFLICT DO UPDATE … WHERE changed`: no lookup, and the outcome is
+    /// exact, because the update branch leaves `last_insert_rowid` as it was and a skipped
+    /// update changes no row.
     ///
     /// `reuse` carries a batch's last statement and its shape: consecutive elements nearly
     /// always share one, and comparing masks is cheaper than hashing a cache key.
@@ -101,13 +105,17 @@ extension Session {
         let sentinel: Int64 = table.hasIntegerKey && row.presentValue(at: table.keyPositions[0]) == .integer(.min) ? 0 : .min
         connection.lastInsertRowid = sentinel
         _ = try statement.step()
-        guard connection.changes > 0 else { return .updated }
+        // No change: the key existed and the record already held every value.
+        guard connection.changes > 0 else { return .unchanged }
         return connection.lastInsertRowid != sentinel ? .inserted : .updated
     }
 
-    /// Returns whether a record matched.
-    func update(_ row: RowEncoder, columns: ColumnMask, key: [SQLValue], _ table: TableDescription, _ owner: ObjectIdentifier) throws -> Bool {
-        let statement = try statement(.updateByKey, table, owner: owner, shape: columns)
+    /// Returns whether a record matched (with `onlyIfChanged`, whether one changed).
+    func update(
+        _ row: RowEncoder, columns: ColumnMask, key: [SQLValue], _ table: TableDescription, _ owner: ObjectIdentifier,
+        onlyIfChanged: Bool = false
+    ) throws -> Bool {
+        let statement = try statement(onlyIfChanged ? .updateByKeyIfChanged : .updateByKey, table, owner: owner, shape: columns)
         defer { statement.reset() }
         var index: Int32 = 1
         for position in 0..<table.columns.count where columns.contains(position) {

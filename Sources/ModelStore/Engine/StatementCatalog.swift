@@ -5,6 +5,8 @@ enum StatementCatalog: Int {
     case deleteByKey, deleteAll
     /// UPDATE of the columns in the shape, by key.
     case updateByKey
+    /// UPDATE of the columns in the shape, by key, only when one of them would change.
+    case updateByKeyIfChanged
     /// INSERT of the columns in the shape.
     case insert
     /// INSERT of the columns in the shape that does nothing when the key (or a unique
@@ -33,6 +35,13 @@ enum StatementCatalog: Int {
             let assignments = table.columns.indices.filter(shape.contains)
                 .map { quoted(table.columns[$0].name) + " = ?" }.joined(separator: ", ")
             return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition)"
+        case .updateByKeyIfChanged:
+            // Numbered parameters: each value is bound once and read twice; the key's plain
+            // `?`s number on from the last of them.
+            let names = table.columns.indices.filter(shape.contains).map { quoted(table.columns[$0].name) }
+            let assignments = names.enumerated().map { "\($1) = ?\($0 + 1)" }.joined(separator: ", ")
+            let changed = names.enumerated().map { "\($1) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")
+            return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition) AND (\(changed))"
         case .insert, .insertIfAbsent, .upsert:
             let positions = table.columns.indices.filter(shape.contains)
             let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
@@ -46,17 +55,20 @@ enum StatementCatalog: Int {
         }
     }
 
-    /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, …`, then one clause per unique index
-    /// the shape covers, so a unique index dedupes as the key does.
+    /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, … WHERE c IS NOT excluded.c OR …`,
+    /// then one clause per unique index the shape covers, so a unique index dedupes as the
+    /// key does. The WHERE skips records that already hold every value: an unchanged
+    /// re-import writes nothing (not even to the WAL), and the save can tell it was unchanged.
     private static func upsertClauses(_ table: TableDescription, shape: ColumnMask) -> String {
         let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) }
         guard !updated.isEmpty else { return " ON CONFLICT DO NOTHING" }
-        let assignments = updated.map { quoted(table.columns[$0].name) }
-            .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        var sql = " ON CONFLICT (\(table.keyOrder)) DO UPDATE SET \(assignments)"
+        let names = updated.map { quoted(table.columns[$0].name) }
+        let action = " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            + " WHERE " + names.map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
+        var sql = " ON CONFLICT (\(table.keyOrder))" + action
         guard Connection.supportsMultipleUpsertClauses else { return sql }
         for index in table.indexes where index.isUnique && index.positions.allSatisfy(shape.contains) {
-            sql += " ON CONFLICT (\(index.columns.map(quoted).joined(separator: ", "))) DO UPDATE SET \(assignments)"
+            sql += " ON CONFLICT (\(index.columns.map(quoted).joined(separator: ", ")))" + action
         }
         return sql
     }

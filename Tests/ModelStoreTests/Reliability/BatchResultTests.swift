@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+private struct Member: StoredModel, Equatable {
+    var localId: String
+    var accountId: Int
+    var friendId: Int
+    var nickname: String?
+    var score: Double?
+    static let primaryKey = ["localId"]
+}
+
+/// What a batch save reports is what it did: inserted, updated and unchanged add up to the
+/// elements, and a re-import of identical data writes nothing at all.
+@Suite("Reliability: batch results are true")
+struct BatchResultTests {
+    private func members(_ count: Int, nickname: (Int) -> String? = { "n\($0)" }) -> [Member] {
+        (0..<count).map { Member(localId: "m\($0)", accountId: 1, friendId: $0, nickname: nickname($0), score: Double($0) / 4) }
+    }
+
+    private func walSize(_ test: TestStore) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: test.store.path! + "-wal")[.size] as? Int) ?? 0
+    }
+
+    @Test func anUnchangedReimportReportsEveryRecordUnchangedAndWritesNothing() throws {
+        let test = try TestStore(.file)
+        #expect(try Member.save(members(1_000), in: test.store) == BatchSaveResult(inserted: 1_000, updated: 0, unchanged: 0))
+        let before = walSize(test)
+        #expect(try Member.save(members(1_000), in: test.store) == BatchSaveResult(inserted: 0, updated: 0, unchanged: 1_000))
+        #expect(walSize(test) == before, "an unchanged re-import must append nothing to the WAL")
+        // Ten changed, ten new, the rest as stored; nil properties keep stored values.
+        var next = members(1_010) { $0 % 100 == 0 ? "changed \($0)" : nil }
+        next[5].score = nil
+        #expect(try Member.save(next, in: test.store) == BatchSaveResult(inserted: 10, updated: 10, unchanged: 990))
+        #expect(try Member.find(key: "m100", in: test.store)?.nickname == "changed 100")
+        #expect(try Member.find(key: "m101", in: test.store)?.nickname == "n101")
+    }
+
+    @Test func matchKeysReimportsReportUnchangedRecordsToo() throws {
+        let test = try TestStore(.file)
+        let keys = MatchKeys<Member>(shared: [\.accountId], varying: [\.friendId])
+        #expect(try Member.save(members(300), matching: keys, in: test.store) == BatchSaveResult(inserted: 300, updated: 0, unchanged: 0))
+        let before = walSize(test)
+        #expect(try Member.save(members(300), matching: keys, in: test.store) == BatchSaveResult(inserted: 0, updated: 0, unchanged: 300))
+        #expect(walSize(test) == before)
+        var changed = members(300)
+        changed[7].score = 99
+        #expect(try Member.save(changed, matching: keys, in: test.store) == BatchSaveResult(inserted: 0, updated: 1, unchanged: 299))
+    }
+
+    @Test func aBatchThatRepeatsAKeyCountsEachElementOnce() throws {
+        let test = try TestStore(.file)
+        let batch = [Member(localId: "a", accountId: 1, friendId: 1), Member(localId: "a", accountId: 1, friendId: 1), Member(localId: "a", accountId: 1, friendId: 2)]
+        let result = try Member.save(batch, in: test.store)
+        #expect(result == BatchSaveResult(inserted: 1, updated: 1, unchanged: 1))
+        #expect(result.inserted + result.updated + result.unchanged == batch.count)
+    }
+}
