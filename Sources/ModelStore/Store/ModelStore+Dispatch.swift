@@ -67,7 +67,8 @@ extension ModelStore {
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {
                 let result = try link.connection.inTransaction {
-                    try body(Session(store: self, link: link, role: .writer))
+                    try link.noticeSchemaChanges(in: self)
+                    return try body(Session(store: self, link: link, role: .writer))
                 }
                 link.commitPending(to: self)
                 return result
@@ -204,7 +205,7 @@ extension ModelStore {
     /// Names the model in a schema error raised below the engine, which knows only SQL.
     func attributed(_ error: any Error) -> any Error {
         guard var error = error as? ModelStoreError, error.model == nil, error.code == .schemaMismatch else { return error }
-        let tables = registry.withLock { Array($0.values) }
+        let tables = knownTables.withLock { Array($0.values) }
         var best: (offset: Int, table: TableDescription)?
         let sql = error.sql ?? ""
         for table in tables {

@@ -65,6 +65,10 @@ public final class ModelStore: @unchecked Sendable {
     let readsSkipBarriers: Bool
     /// Tables this store has created or checked, by model type.
     let registry = Locked<[ObjectIdentifier: TableDescription]>([:])
+    /// Every table this store has found complete at least once. Never cleared: when the
+    /// schema changes behind its back, their columns must still be there (see
+    /// `requireStillPresent`), and errors from SQL are attributed to their models.
+    let knownTables = Locked<[ObjectIdentifier: TableDescription]>([:])
     /// Derived table and index names, checked for collisions between declarations.
     let schemaNames = Locked(SchemaNames())
     private let completionQueueBox: Locked<DispatchQueue>

@@ -11,6 +11,8 @@ final class PooledConnection {
     /// Temp tables standing in for models never written yet, created by the current read.
     var standIns: [String] = []
     var standInModels: [ObjectIdentifier] = []
+    /// The schema version this connection last saw (writer only), to notice outside changes.
+    var schemaVersion: Int64?
 
     init(_ connection: Connection) {
         self.connection = connection

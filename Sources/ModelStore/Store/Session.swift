@@ -34,6 +34,9 @@ struct Session {
         try store.schemaNames.withLock { try $0.claim(table) }
         switch role {
         case .writer:
+            if store.knownTables.withLock({ $0[id] != nil }) {
+                try SchemaMigrator.requireStillPresent(table, on: connection)
+            }
             try SchemaMigrator.prepare(table, on: connection)
             link.pending[id] = table
             // Foreign keys need their targets' tables, even for links that are NULL.
@@ -61,6 +64,7 @@ struct Session {
                     suggestion: "Use \(table.modelName) once outside the read block first (any call prepares its table), or use a transaction block.")
             }
             store.registry.withLock { $0[id] = table }
+            store.knownTables.withLock { $0[id] = table }
             link.tables[id] = table
         }
         return table
@@ -77,7 +81,28 @@ extension PooledConnection {
         let prepared = pending
         pending = [:]
         store.registry.withLock { $0.merge(prepared) { _, new in new } }
+        store.knownTables.withLock { $0.merge(prepared) { _, new in new } }
         tables.merge(prepared) { _, new in new }
+        // The transaction's own DDL changed the schema version; it is not a change from outside.
+        schemaVersion = try? readSchemaVersion()
+    }
+
+    /// Called at the start of each write transaction: when another connection or process
+    /// changed the schema since this one last looked (a column retyped by rebuilding the
+    /// table, a table dropped and made again), every table is checked again before it is
+    /// written, so a write never relies on a table that is not what the store checked.
+    func noticeSchemaChanges(in store: ModelStore) throws {
+        let version = try readSchemaVersion()
+        if let known = schemaVersion, known != version {
+            tables = [:]
+            store.registry.withLock { $0 = [:] }
+        }
+        schemaVersion = version
+    }
+
+    private func readSchemaVersion() throws -> Int64? {
+        if case .integer(let version)? = try connection.scalar("PRAGMA schema_version") { return version }
+        return nil
     }
 
     /// Forgets tables prepared by a transaction that rolled back: their DDL is undone too.

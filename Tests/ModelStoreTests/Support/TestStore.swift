@@ -42,7 +42,7 @@ final class TestStore: @unchecked Sendable {
 
     /// Statements run, without transaction control (BEGIN, COMMIT, …).
     var dataSQL: [String] {
-        sql.filter { !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"].contains(where: $0.hasPrefix) }
+        sql.filter { !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "PRAGMA schema_version"].contains(where: $0.hasPrefix) }
     }
 
     /// Runs one SQL query on a read connection and returns the rows as values: a view of the
