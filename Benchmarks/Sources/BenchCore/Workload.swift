@@ -1,7 +1,7 @@
 /// The workloads, each run by all three contenders on a fresh database file.
 public enum Workload: String, CaseIterable, Sendable {
     case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w5 = "W5"
-    case w6 = "W6", w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10"
+    case w6 = "W6", w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11"
 
     public var title: String {
         switch self {
@@ -15,6 +15,7 @@ public enum Workload: String, CaseIterable, Sendable {
         case .w8: return "delete where price < median"
         case .w9: return "save teams+players as graphs"
         case .w10: return "2 readers by key + 1 batch writer"
+        case .w11: return "re-import N unchanged models"
         }
     }
 
@@ -30,6 +31,7 @@ public enum Workload: String, CaseIterable, Sendable {
         case .w8: return 1.1
         case .w9: return 2.0
         case .w10: return nil
+        case .w11: return 2.0
         }
     }
 

@@ -116,6 +116,16 @@ int cb_upsert_items(cb_db *db, const cb_item *items, int count) {
         "createdAt = excluded.createdAt, note = excluded.note", items, count);
 }
 
+/* A re-import that knows rows may be unchanged: the WHERE skips rewriting them. */
+int cb_reimport_items(cb_db *db, const cb_item *items, int count) {
+    return write_items(db,
+        "INSERT INTO item (id, name, price, quantity, createdAt, note) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET name = excluded.name, price = excluded.price, quantity = excluded.quantity, "
+        "createdAt = excluded.createdAt, note = excluded.note "
+        "WHERE name IS NOT excluded.name OR price IS NOT excluded.price OR quantity IS NOT excluded.quantity "
+        "OR createdAt IS NOT excluded.createdAt OR note IS NOT excluded.note", items, count);
+}
+
 static const char *item_columns = "id, name, price, quantity, createdAt, note";
 
 int cb_fetch_all(cb_db *db, cb_sum *sum) {

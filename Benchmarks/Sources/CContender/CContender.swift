@@ -23,6 +23,12 @@ public struct CContender: Contender {
             let upserts = CItems(data.upserts)
             return PreparedRun(timed: { try db.check(cb_upsert_items(db.handle, upserts.pointer, upserts.count)) },
                                verify: { withExtendedLifetime(upserts) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w11:
+            try db.exec(Schema.item)
+            let items = CItems(data.items)
+            try db.check(cb_insert_items(db.handle, items.pointer, items.count))
+            return PreparedRun(timed: { try db.check(cb_reimport_items(db.handle, items.pointer, items.count)) },
+                               verify: { withExtendedLifetime(items) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w3, .w4, .w5, .w8, .w10:
             try db.exec(Schema.item)
             let items = CItems(data.items)

@@ -88,6 +88,12 @@ public struct GRDBContender: Contender {
             let upserts = Self.items(data.upserts)
             return PreparedRun(timed: { try pool.write { db in for item in upserts { try item.upsert(db) } } },
                                verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w11:
+            let pool = try open(path, schema: Schema.item)
+            let items = Self.items(data.items)
+            try pool.write { db in for item in items { try item.insert(db) } }
+            return PreparedRun(timed: { try pool.write { db in for item in items { try item.upsert(db) } } },
+                               verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w3, .w4, .w5, .w8, .w10:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)

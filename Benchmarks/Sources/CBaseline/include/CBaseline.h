@@ -32,6 +32,7 @@ const char *cb_error(cb_db *db);
 
 int cb_insert_items(cb_db *db, const cb_item *items, int count);
 int cb_upsert_items(cb_db *db, const cb_item *items, int count);
+int cb_reimport_items(cb_db *db, const cb_item *items, int count);
 int cb_fetch_all(cb_db *db, cb_sum *sum);
 int cb_fetch_by_keys(cb_db *db, const int64_t *keys, int count, cb_sum *sum);
 int cb_pages(cb_db *db, const double *thresholds, int count, int limit, int offset, cb_sum *sum);
