@@ -13,8 +13,8 @@ import Foundation
 /// How the standard types are stored:
 /// - `Bool`: INTEGER 0 or 1. Integers of every width: INTEGER; a `UInt64` or `UInt` above
 ///   `Int64.max` is refused rather than wrapped.
-/// - `Double`, `Float`: REAL. NaN and `-0.0` are refused, because SQLite would turn them
-///   into NULL and 0.0.
+/// - `Double`, `Float`: REAL. NaN is refused, because SQLite would turn it into NULL;
+///   `-0.0` is stored as `0.0`, the zero SQLite keeps.
 /// - `String`: TEXT, NUL characters included. `Data`: BLOB.
 /// - `Date`: REAL, the exact `timeIntervalSinceReferenceDate` (seconds since
 ///   2001-01-01 00:00:00 UTC), so it round-trips bit for bit and sorts in time order.
@@ -32,14 +32,10 @@ public protocol SQLValueConvertible: Sendable {
 }
 
 extension SQLValueConvertible {
-    /// The value as a query or key lookup compares it: `sqlValue`, except that `-0.0` is
-    /// accepted as the zero it equals in SQL, since nothing is stored.
+    /// The value as a query or key lookup compares it: its stored form, so `-0.0` finds the
+    /// zero it was stored as.
     var comparisonValue: SQLValue {
-        get throws {
-            if let number = self as? Double, number == 0 { return .real(0) }
-            if let number = self as? Float, number == 0 { return .real(0) }
-            return try sqlValue
-        }
+        get throws { try sqlValue }
     }
 
     static func mismatch(_ value: SQLValue, expected: String? = nil) -> ModelStoreError {
@@ -125,8 +121,13 @@ extension Bool: SQLValueConvertible {
 // MARK: - Floating point
 
 extension Double: SQLValueConvertible {
-    /// The number as REAL. NaN and negative zero are refused: SQLite would store NULL for
-    /// NaN and a zero without its sign for `-0.0`, so neither would read back as written.
+    /// The number as REAL. NaN is refused: SQLite would store NULL for it.
+    ///
+    /// `-0.0` is stored as `0.0`. Ordinary arithmetic produces it (`(-0.3).rounded()`), so
+    /// refusing it would make saves fail at random on normal data; and SQLite cannot keep
+    /// the sign anyway (a REAL column writes an integral value as the integer 0). Dropping
+    /// it here, always, means every column and every query sees the same zero. `-0.0 == 0.0`
+    /// in Swift, so the value reads back equal, though not bit for bit.
     public var sqlValue: SQLValue {
         get throws {
             guard !isNaN else {
@@ -134,12 +135,8 @@ extension Double: SQLValueConvertible {
                     .encodingFailed, "NaN cannot be stored: SQLite would silently turn it into NULL.",
                     value: "nan", suggestion: "Use an Optional and nil for a missing number.")
             }
-            guard !(self == 0 && sign == .minus) else {
-                throw ModelStoreError(
-                    .encodingFailed, "-0.0 cannot be stored: SQLite keeps a zero without its sign, so it would read back as 0.0.",
-                    value: "-0.0", suggestion: "Store 0.0 instead (adding 0.0 to a number drops the sign of a zero).")
-            }
-            return .real(self)
+            // Adding +0.0 turns -0.0 into 0.0 and leaves every other number as it is.
+            return .real(self + 0)
         }
     }
 
@@ -156,7 +153,7 @@ extension Double: SQLValueConvertible {
 }
 
 extension Float: SQLValueConvertible {
-    /// The number widened to a REAL (exactly); NaN and `-0.0` are refused, as for `Double`.
+    /// The number widened to a REAL (exactly); NaN is refused and `-0.0` stored as `0.0`, as for `Double`.
     public var sqlValue: SQLValue {
         get throws { try Double(self).sqlValue }
     }
@@ -201,8 +198,20 @@ extension Data: SQLValueConvertible {
 // MARK: - Foundation values
 
 extension Date: SQLValueConvertible {
-    /// The date as REAL seconds since the reference date: the exact `Double` it holds.
-    public var sqlValue: SQLValue { .real(timeIntervalSinceReferenceDate) }
+    /// The date as REAL seconds since the reference date: the exact `Double` it holds (a
+    /// `-0.0` interval as `0.0`, as for `Double`). A NaN interval is refused, as for `Double`:
+    /// SQLite would store NULL.
+    public var sqlValue: SQLValue {
+        get throws {
+            let seconds = timeIntervalSinceReferenceDate
+            guard !seconds.isNaN else {
+                throw ModelStoreError(
+                    .encodingFailed, "A Date whose time interval is NaN cannot be stored: SQLite would silently turn it into NULL.",
+                    value: "nan", suggestion: "Use an Optional and nil for a missing date.")
+            }
+            return .real(seconds + 0)
+        }
+    }
 
     /// Reads REAL (or INTEGER) seconds since 2001-01-01 00:00:00 UTC.
     public init(sqlValue: SQLValue) throws {
