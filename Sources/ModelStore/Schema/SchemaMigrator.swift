@@ -9,7 +9,14 @@ enum SchemaMigrator {
 
     /// Makes the table match `table`; runs inside the caller's transaction.
     static func prepare(_ table: TableDescription, on connection: Connection) throws {
-        if let existing = try inspect(table, on: connection) {
+        // Every check comes before the first write: a table that does not fit is left as it was.
+        let existing = try inspect(table, on: connection)
+        if let existing {
+            try checkPrimaryKey(table, existing)
+            try checkColumnTypes(table, existing, on: connection)
+        }
+        try checkJoinTables(table, on: connection)
+        if let existing {
             try addMissingColumns(table, existing, on: connection)
         } else {
             try connection.execute(createTableSQL(table))
@@ -36,7 +43,6 @@ enum SchemaMigrator {
     }
 
     private static func addMissingColumns(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
-        try checkPrimaryKey(table, existing)
         for column in table.columns where existing.columns[column.name.lowercased()] == nil {
             // SQLite cannot add a NOT NULL column without a default, and ModelStore will not
             // invent values for stored records; the column is nullable and the decoder says
@@ -53,6 +59,8 @@ enum SchemaMigrator {
     static func isReady(_ table: TableDescription, on connection: Connection) throws -> Bool {
         guard let existing = try inspect(table, on: connection) else { return false }
         try checkPrimaryKey(table, existing)
+        try checkColumnTypes(table, existing, on: connection)
+        try checkJoinTables(table, on: connection)
         guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return false }
         for relationship in table.relationships {
             if case .joinTable(let join) = relationship.storage,
@@ -69,7 +77,11 @@ enum SchemaMigrator {
     }
 
     static func inspect(_ table: TableDescription, on connection: Connection) throws -> ExistingTable? {
-        let statement = try connection.makeStatement("PRAGMA table_info(\(table.quotedTable))")
+        try inspect(quotedTable: table.quotedTable, on: connection)
+    }
+
+    private static func inspect(quotedTable: String, on connection: Connection) throws -> ExistingTable? {
+        let statement = try connection.makeStatement("PRAGMA table_info(\(quotedTable))")
         var columns: [String: String] = [:]
         var keyed: [(order: Int64, name: String)] = []
         try statement.forEachRow {
@@ -92,6 +104,61 @@ enum SchemaMigrator {
                 model: table.modelName,
                 suggestion: "Keep the model's primaryKey as it was, or migrate the table (copy its records into a new table with the new key).")
         }
+    }
+
+    /// Refuses a stored column whose declared type would make SQLite change the values the
+    /// property stores (see `ColumnAffinity`). A table ModelStore created always passes: it
+    /// declares each column with its storage's own type. Columns the table lacks are skipped:
+    /// ModelStore adds them itself, with the right type.
+    private static func checkColumnTypes(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
+        try checkTypes(
+            of: table.columns.map { ($0.name, $0.storage, "\(table.modelName).\($0.name)", $0.typeName) },
+            in: table.tableName, existing, modelName: table.modelName, on: connection)
+    }
+
+    /// The same check for the join tables of the model's many-to-many relationships, which
+    /// hold the two models' keys.
+    private static func checkJoinTables(_ table: TableDescription, on connection: Connection) throws {
+        for relationship in table.relationships {
+            guard case .joinTable(let join) = relationship.storage,
+                let existing = try inspect(quotedTable: quoted(join.name), on: connection)
+            else { continue }
+            let owner = zip(join.ownerColumns, join.ownerStorage).map {
+                ($0, $1, "the key of \(join.ownerTable) in \(table.modelName).\(relationship.property)", $1.rawValue)
+            }
+            let target = zip(join.targetColumns, join.targetStorage).map {
+                ($0, $1, "the key of \(join.targetTable) in \(table.modelName).\(relationship.property)", $1.rawValue)
+            }
+            try checkTypes(of: owner + target, in: join.name, existing, modelName: table.modelName, on: connection)
+        }
+    }
+
+    private static func checkTypes(
+        of columns: [(name: String, storage: StorageType, owner: String, typeName: String)], in tableName: String,
+        _ existing: ExistingTable, modelName: String, on connection: Connection
+    ) throws {
+        var isStrict: Bool?
+        for column in columns {
+            guard let declared = existing.columns[column.name.lowercased()] else { continue }
+            // In a STRICT table `ANY` keeps values as given; elsewhere it is NUMERIC. Ask only then.
+            if isStrict == nil, declared.uppercased() == "ANY" {
+                isStrict = try Self.isStrict(tableName, on: connection)
+            }
+            let affinity = ColumnAffinity(declaredType: declared, isStrict: isStrict ?? false)
+            guard !affinity.keeps(column.storage) else { continue }
+            let shown = declared.isEmpty ? "no type" : declared
+            throw ModelStoreError(
+                .schemaMismatch,
+                "The stored table \(quoted(tableName)) declares column \(quoted(column.name)) as \(shown) (\(affinity.rawValue) affinity), but \(column.owner) is \(column.typeName), stored as \(column.storage.displayName): \(affinity.damage(to: column.storage)). Nothing was written.",
+                model: modelName, column: column.name,
+                suggestion: "Declare the column as \(column.storage.acceptableDeclarations) — SQLite cannot change a column's type, so create the table anew and copy the rows into it — or give the property a type that the column keeps exactly.")
+        }
+    }
+
+    /// Whether `tableName` is a STRICT table; false where SQLite predates them (3.37).
+    private static func isStrict(_ tableName: String, on connection: Connection) throws -> Bool {
+        let strict = try? connection.scalar("SELECT strict FROM pragma_table_list WHERE name = ?", [.text(tableName)])
+        return strict == .integer(1)
     }
 
     static func createTableSQL(_ table: TableDescription) -> String {

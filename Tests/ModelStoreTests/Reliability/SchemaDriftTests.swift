@@ -10,11 +10,12 @@ private struct Pet: StoredModel, Equatable {
     static let primaryKey = ["id"]
 }
 
-/// The same table after the model changed `age` from a number to text.
-private struct PetWithTextAge: StoredModel {
+/// The same table after the model changed `age` from a number to a flag. (A change to text
+/// is refused before any read: ColumnTypeTests.)
+private struct PetWithFlagAge: StoredModel {
     var id: Int
     var name: String
-    var age: String?
+    var age: Bool?
     static let primaryKey = ["id"]
     static let tableName = "Pet"
 }
@@ -35,16 +36,16 @@ struct SchemaDriftTests {
         let test = try TestStore()
         try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
         try Pet(id: 2, name: "Tom").save(in: test.store)
-        let error = try #require(throws: ModelStoreError.self) { try PetWithTextAge.findAll(in: test.store) }
+        let error = try #require(throws: ModelStoreError.self) { try PetWithFlagAge.findAll(in: test.store) }
         #expect(error.code == .decodingFailed)
-        #expect(error.model == "PetWithTextAge")
+        #expect(error.model == "PetWithFlagAge")
         #expect(error.column == "age")
         #expect(error.key == "id = 1")
         #expect(error.value == "3")
         #expect(error.suggestion?.contains("migrate the stored values or change the property's type") == true)
-        #expect(String(describing: error).contains("PetWithTextAge.age"))
+        #expect(String(describing: error).contains("PetWithFlagAge.age"))
         // The record whose age is NULL still reads; the failing one is left exactly as stored.
-        #expect(try PetWithTextAge.find(key: 2, in: test.store)?.name == "Tom")
+        #expect(try PetWithFlagAge.find(key: 2, in: test.store)?.name == "Tom")
         #expect(try test.rawRows("SELECT age, typeof(age) FROM Pet WHERE id = 1") == [[.integer(3), .text("integer")]])
     }
 
