@@ -149,7 +149,8 @@ final class RowDecoder: Decoder {
     func string(_ name: String, optional: Bool) throws -> String? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
         guard storage == SQLITE_TEXT else { throw mismatch(position, index, expected: String.self) }
-        return Statement.string(of: value)
+        guard let text = Statement.exactString(of: value) else { throw invalidText(position, index) }
+        return text
     }
 
     @inline(__always)
@@ -190,18 +191,30 @@ final class RowDecoder: Decoder {
                 guard statement.storageClass(at: index) == SQLITE_TEXT else {
                     throw mismatch(position, index, expected: T.self)
                 }
+                guard case .text(let text) = statement.value(at: index) else { throw invalidText(position, index) }
                 let decoder = json ?? JSONDecoder()
                 json = decoder
-                return try decoder.decode(T.self, from: Data(statement.string(at: index).utf8))
+                return try decoder.decode(T.self, from: Data(text.utf8))
             case .primitive, .convertible, .singleValue:
                 let stored = statement.value(at: index)
+                // `value(at:)` gives text that is not UTF-8 as its bytes; say what it is.
+                if case .blob = stored, statement.storageClass(at: index) == SQLITE_TEXT {
+                    throw invalidText(position, index)
+                }
                 if let convertible = type as? any SQLValueConvertible.Type {
                     return (try convertible.init(sqlValue: stored) as! T)
                 }
                 return try T(from: SingleValueColumnDecoder(value: stored))
             }
         } catch var error as ModelStoreError {
-            error.column = error.column ?? layout.columns[position].name
+            if error.column == nil {
+                // A conversion's own error (Decimal, UUID, a raw value): say whose value it is.
+                error.column = layout.columns[position].name
+                error.message = "\(layout.modelName).\(layout.columns[position].name): " + error.message
+            }
+            if error.code == .decodingFailed, error.suggestion == nil {
+                error.suggestion = storedValueSuggestion
+            }
             throw error
         } catch {
             throw failure(
@@ -223,7 +236,17 @@ final class RowDecoder: Decoder {
         return ModelStoreError(
             .decodingFailed, "\(layout.modelName).\(column): \(message)", model: layout.modelName,
             column: column, key: keyDescription(), value: statement.value(at: index).description,
-            suggestion: "The stored value does not fit the property; migrate the stored values or change the property's type.")
+            suggestion: storedValueSuggestion)
+    }
+
+    /// TEXT whose bytes are not UTF-8. Reading it with U+FFFD in their place would hide the
+    /// damage, and saving the record back would overwrite the stored bytes for good.
+    private func invalidText(_ position: Int, _ index: Int32) -> ModelStoreError {
+        var error = failure(
+            "The stored text is not valid UTF-8 (the value shows its bytes); ModelStore does not replace them with U+FFFD.",
+            position, index)
+        error.suggestion = "Another tool wrote bytes that are not UTF-8 as TEXT: correct the stored value, or make the property Data if the column holds bytes."
+        return error
     }
 
     private func mismatch(_ position: Int, _ index: Int32, expected: Any.Type) -> ModelStoreError {

@@ -42,9 +42,12 @@ extension SQLValueConvertible {
         ModelStoreError(
             .decodingFailed,
             "The stored value \(value) cannot be read as \(expected ?? String(describing: Self.self)).",
-            value: value.description)
+            value: value.description, suggestion: storedValueSuggestion)
     }
 }
+
+/// What to do about a stored value that does not convert: it is never guessed at.
+let storedValueSuggestion = "The stored value does not fit the property; migrate the stored values or change the property's type."
 
 extension SQLValueConvertible where Self: RawRepresentable, RawValue: SQLValueConvertible {
     /// The raw value's stored form.
@@ -59,7 +62,7 @@ extension SQLValueConvertible where Self: RawRepresentable, RawValue: SQLValueCo
             throw ModelStoreError(
                 .decodingFailed,
                 "The stored value \(sqlValue) is not a raw value of \(Self.self).",
-                value: sqlValue.description)
+                value: sqlValue.description, suggestion: storedValueSuggestion)
         }
         self = value
     }
@@ -87,7 +90,7 @@ extension SQLValueConvertible where Self: FixedWidthInteger {
         guard let exact = Self(exactly: stored) else {
             throw ModelStoreError(
                 .decodingFailed, "The stored integer \(stored) does not fit in \(Self.self).",
-                value: String(stored))
+                value: String(stored), suggestion: storedValueSuggestion)
         }
         self = exact
     }
@@ -165,7 +168,7 @@ extension Float: SQLValueConvertible {
         guard Double(float) == double || double.isInfinite else {
             throw ModelStoreError(
                 .decodingFailed, "The stored number \(double) does not fit in Float without rounding.",
-                value: sqlValue.description)
+                value: sqlValue.description, suggestion: storedValueSuggestion)
         }
         self = float
     }
@@ -177,9 +180,9 @@ extension String: SQLValueConvertible {
     /// The string as TEXT.
     public var sqlValue: SQLValue { .text(self) }
 
-    /// Reads TEXT.
+    /// Reads TEXT. (Stored text that is not UTF-8 arrives as its bytes, a BLOB, and is refused.)
     public init(sqlValue: SQLValue) throws {
-        guard case .text(let text) = sqlValue else { throw Self.mismatch(sqlValue) }
+        guard case .text(let text) = sqlValue else { throw Self.mismatch(sqlValue, expected: "String (UTF-8 text)") }
         self = text
     }
 }
@@ -213,11 +216,16 @@ extension Date: SQLValueConvertible {
         }
     }
 
-    /// Reads REAL (or INTEGER) seconds since 2001-01-01 00:00:00 UTC.
+    /// Reads REAL seconds since 2001-01-01 00:00:00 UTC, or INTEGER seconds that a `Double`
+    /// holds exactly; an integer beyond 2^53 that would be rounded is refused.
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .real(let seconds): self = Date(timeIntervalSinceReferenceDate: seconds)
-        case .integer(let seconds): self = Date(timeIntervalSinceReferenceDate: Double(seconds))
+        case .integer(let seconds):
+            guard let exact = Double(exactly: seconds) else {
+                throw Self.mismatch(sqlValue, expected: "Date (a number of seconds that a Double holds exactly)")
+            }
+            self = Date(timeIntervalSinceReferenceDate: exact)
         default: throw Self.mismatch(sqlValue)
         }
     }
@@ -235,17 +243,39 @@ extension Decimal: SQLValueConvertible {
     }
 
     /// Reads decimal digits from TEXT, or an INTEGER or REAL written by other tools.
+    ///
+    /// Text must be exactly the digits a Decimal writes (its `description`): `Decimal(string:)`
+    /// alone reads "12abc" as 12, " 7" as 7, and drops digits beyond 38 without a word.
+    /// Demanding the canonical form also keeps queries honest: they compare the column with a
+    /// Decimal's text, so "1.50" would never match the 1.5 it was read as.
+    ///
+    /// A REAL is read as the shortest decimal that converts back to the same Double — the
+    /// REAL 1234567890.1234567 as 1234567890.1234567, where `Decimal(Double)` gives
+    /// 1234567890.1234569216 — and one that no Decimal holds (1e300, infinity) is refused
+    /// (`Decimal(Double)` makes it NaN).
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .text(let text):
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-                !decimal.isNaN
-            else { throw Self.mismatch(sqlValue) }
+            guard let decimal = Self.exactly(text) else {
+                throw Self.mismatch(sqlValue, expected: "Decimal (its exact digits, as Decimal.description writes them)")
+            }
             self = decimal
         case .integer(let integer): self = Decimal(integer)
-        case .real(let real): self = Decimal(real)
+        case .real(let real):
+            guard real.isFinite, let decimal = Decimal(string: real.description, locale: Self.posix), !decimal.isNaN,
+                Double(decimal.description) == real
+            else { throw Self.mismatch(sqlValue, expected: "Decimal (the number is out of Decimal's range)") }
+            self = decimal
         default: throw Self.mismatch(sqlValue)
         }
+    }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// The Decimal whose description is `text`, or nil when there is none.
+    private static func exactly(_ text: String) -> Decimal? {
+        guard let decimal = Decimal(string: text, locale: posix), !decimal.isNaN, decimal.description == text else { return nil }
+        return decimal
     }
 }
 
@@ -253,11 +283,20 @@ extension UUID: SQLValueConvertible {
     /// The UUID as TEXT (`uuidString`, upper case).
     public var sqlValue: SQLValue { .text(uuidString) }
 
-    /// Reads a UUID string, or 16 bytes as other libraries store it.
+    /// Reads a UUID string as `uuidString` writes it, or 16 bytes as other libraries store it.
+    ///
+    /// Lower-case text is refused although `UUID(uuidString:)` reads it: queries compare the
+    /// column with `uuidString`, so a record read with that UUID would not be found by it.
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .text(let text):
-            guard let uuid = UUID(uuidString: text) else { throw Self.mismatch(sqlValue) }
+            guard let uuid = UUID(uuidString: text), uuid.uuidString == text else {
+                throw ModelStoreError(
+                    .decodingFailed,
+                    "The stored value \(sqlValue) is not a UUID in the upper-case form ModelStore writes and compares (uuidString).",
+                    value: sqlValue.description,
+                    suggestion: "If the column holds lower-case UUIDs, convert them once: UPDATE <table> SET <column> = upper(<column>).")
+            }
             self = uuid
         case .blob(let data) where data.count == 16:
             let b = Array(data)
@@ -273,10 +312,11 @@ extension URL: SQLValueConvertible {
     /// The URL as TEXT (`absoluteString`).
     public var sqlValue: SQLValue { .text(absoluteString) }
 
-    /// Reads a URL string.
+    /// Reads a URL string that is exactly a URL's `absoluteString`. `URL(string:)` may repair
+    /// text (percent-encoding a space), which would read a different URL than was stored.
     public init(sqlValue: SQLValue) throws {
-        guard case .text(let text) = sqlValue, let url = URL(string: text) else {
-            throw Self.mismatch(sqlValue)
+        guard case .text(let text) = sqlValue, let url = URL(string: text), url.absoluteString == text else {
+            throw Self.mismatch(sqlValue, expected: "URL (exactly its absoluteString)")
         }
         self = url
     }

@@ -149,7 +149,8 @@ final class Statement {
         sqlite3_column_double(handle, index)
     }
 
-    /// The column as text, NUL characters included.
+    /// The column as text, NUL characters included. Bytes that are not UTF-8 become U+FFFD:
+    /// for names and messages only; values are read with `exactString` or `value(at:)`.
     @inline(__always)
     func string(at index: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
@@ -164,22 +165,68 @@ final class Statement {
     }
 
     /// The column as an `SQLValue`, whatever its storage class.
+    ///
+    /// TEXT whose bytes are not valid UTF-8 (written by another tool) comes back as `.blob`
+    /// of those bytes: a `String` cannot hold them, and repairing them would hand the caller
+    /// a different value — one that saving back would write over the stored bytes. Every
+    /// conversion to a Swift text type then refuses it, and messages show the exact bytes.
     func value(at index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(int64(at: index))
         case SQLITE_FLOAT: return .real(double(at: index))
-        case SQLITE_TEXT: return .text(string(at: index))
+        case SQLITE_TEXT:
+            guard let bytes = sqlite3_column_text(handle, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            if let text = Self.exactString(bytes, count) { return .text(text) }
+            return .blob(Data(bytes: bytes, count: count))
         case SQLITE_BLOB: return .blob(data(at: index))
         default: return .null
         }
     }
 
-    /// The text of a value object, NUL characters included.
+    /// The text of a value object exactly as stored, NUL characters included; nil when its
+    /// bytes are not valid UTF-8.
     @inline(__always)
-    static func string(of value: OpaquePointer) -> String {
+    static func exactString(of value: OpaquePointer) -> String? {
         guard let bytes = sqlite3_value_text(value) else { return "" }
-        let count = Int(sqlite3_value_bytes(value))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        return exactString(bytes, Int(sqlite3_value_bytes(value)))
+    }
+
+    /// `count` bytes as a String, or nil when they are not valid UTF-8.
+    ///
+    /// Reading text is the hot path of every fetch, so this makes one String and no other
+    /// allocation. `String(decoding:)` copies and replaces invalid sequences with U+FFFD, so
+    /// the result holds exactly the source bytes if and only if they were valid. ASCII text,
+    /// the common case, is always valid: an 8-bytes-at-a-time scan of the source settles it.
+    /// Other text is compared with the source, one memcmp; comparing lengths alone is not
+    /// enough (a truncated 4-byte sequence of 3 bytes becomes one 3-byte U+FFFD).
+    /// (`String(validating:as:)` needs macOS 15, and measured slower than this on Linux.)
+    @inline(__always)
+    static func exactString(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> String? {
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        let string = String(decoding: buffer, as: UTF8.self)
+        if isASCII(bytes, count) { return string }
+        let same = string.utf8.withContiguousStorageIfAvailable { stored in
+            stored.count == count && memcmp(stored.baseAddress!, bytes, count) == 0
+        } ?? string.utf8.elementsEqual(buffer)
+        return same ? string : nil
+    }
+
+    /// Whether no byte has its high bit set.
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let raw = UnsafeRawPointer(bytes)
+        var bits: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= count {
+            bits |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < count {
+            bits |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
     }
 
     func columnName(at index: Int32) -> String {

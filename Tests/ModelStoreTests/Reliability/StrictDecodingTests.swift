@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// A property of each kind whose stored text is read by a conversion.
+private struct Note: StoredModel, Equatable {
+    var id: Int64
+    var text: String?
+    var decimal: Decimal?
+    var uuid: UUID?
+    var url: URL?
+    var date: Date?
+    var tags: [String]?
+    var size: Size?
+    var taste: Taste?
+    var level: Level?
+    static let primaryKey = ["id"]
+}
+
+/// Promise: a stored value is read exactly or not at all. A value that would only read by
+/// repairing, trimming, rounding or guessing is `.decodingFailed` naming the model, the
+/// column, the record's key and the stored value, with a suggestion — and the stored value
+/// stays as it was.
+@Suite("Reliability: strict decoding")
+struct StrictDecodingTests {
+    /// Stores `sql` in `column` of record `id`, then expects every way of reading the record
+    /// to fail naming it, and the stored value to be unchanged.
+    private func expectRefused(
+        _ test: TestStore, _ column: String, _ sql: String, id: Int64 = 1, value: String? = nil,
+        saying: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try test.rawExecute("INSERT OR REPLACE INTO Note (id, \(quoted(column))) VALUES (\(id), \(sql))")
+        let before = try test.rawRows("SELECT typeof(\(quoted(column))), hex(\(quoted(column))) FROM Note WHERE id = \(id)")
+        let error = try #require(throws: ModelStoreError.self, "\(column) = \(sql)", sourceLocation: sourceLocation) {
+            try Note.find(key: id, in: test.store)
+        }
+        #expect(error.code == .decodingFailed, "\(column) = \(sql)", sourceLocation: sourceLocation)
+        #expect(error.model == "Note", sourceLocation: sourceLocation)
+        #expect(error.column == column, "\(column) = \(sql)", sourceLocation: sourceLocation)
+        #expect(error.key == "id = \(id)", sourceLocation: sourceLocation)
+        #expect(error.value != nil, sourceLocation: sourceLocation)
+        if let value { #expect(error.value == value, "\(column) = \(sql)", sourceLocation: sourceLocation) }
+        #expect(error.suggestion != nil, sourceLocation: sourceLocation)
+        if let saying { #expect(error.message.contains(saying), "\(error.message)", sourceLocation: sourceLocation) }
+        #expect(error.message.hasPrefix("Note.\(column): "), "\(error.message)", sourceLocation: sourceLocation)
+        #expect(throws: ModelStoreError.self, sourceLocation: sourceLocation) { try Note.findAll(in: test.store) }
+        #expect(try test.rawRows("SELECT typeof(\(quoted(column))), hex(\(quoted(column))) FROM Note WHERE id = \(id)") == before,
+                sourceLocation: sourceLocation)
+        try test.rawExecute("DELETE FROM Note WHERE id = \(id)")
+    }
+
+    private func expectRead(_ test: TestStore, _ column: String, _ sql: String, _ expected: Note,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try test.rawExecute("INSERT OR REPLACE INTO Note (id, \(quoted(column))) VALUES (\(expected.id), \(sql))")
+        #expect(try Note.find(key: expected.id, in: test.store) == expected, "\(column) = \(sql)", sourceLocation: sourceLocation)
+        try test.rawExecute("DELETE FROM Note WHERE id = \(expected.id)")
+    }
+
+    // MARK: Text
+
+    /// Bytes that are not UTF-8, stored as TEXT by another tool.
+    static let invalidUTF8 = [
+        "FF", "61FF62", "80", "C0AF", "EDA080", "F4908080", "E282", "61E2822862",
+        // A truncated 4-byte sequence of 3 bytes: its repair (one 3-byte U+FFFD) is as long
+        // as the original, so only comparing the bytes finds it.
+        "61F09F9862", "F09F98",
+    ]
+
+    @Test func textThatIsNotUTF8IsRefusedNamingTheRecordNotRepairedOrOverwritten() throws {
+        let test = try TestStore()
+        try Note(id: 0, text: "fine").save(in: test.store)
+        for hex in Self.invalidUTF8 {
+            let sql = "CAST(X'\(hex)' AS TEXT)"
+            // A String and every conversion from text refuse the same bytes.
+            for column in ["text", "decimal", "uuid", "url", "tags", "size", "taste"] {
+                try expectRefused(test, column, sql, value: "x'\(hex.lowercased())'", saying: "not valid UTF-8")
+            }
+        }
+        // The other record still reads.
+        #expect(try Note.find(key: 0, in: test.store)?.text == "fine")
+    }
+
+    @Test func textThatIsNotUTF8IsRefusedByAggregatesAndProjectionsToo() throws {
+        let test = try TestStore()
+        try Note(id: 0, text: "fine").save(in: test.store)
+        try test.rawExecute("INSERT INTO Note (id, text) VALUES (1, CAST(X'61F09F9862' AS TEXT))")
+        for read in [
+            { _ = try Note.all().values(of: \.text, in: test.store) },
+            { _ = try Note.all().distinct(\.text, in: test.store) },
+            { _ = try Note.all().min(\.text, in: test.store) },  // the damaged text sorts first
+        ] {
+            let error = try #require(throws: ModelStoreError.self) { try read() }
+            #expect(error.code == .decodingFailed)
+            #expect(error.model == "Note")
+            #expect(error.column == "text")
+            #expect(error.value == "x'61f09f9862'")
+        }
+        struct TextOnly: Decodable, Sendable { var text: String? }
+        let error = try #require(throws: ModelStoreError.self) { try Note.all().fetch(TextOnly.self, in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.column == "text")
+    }
+
+    @Test func validTextWithNulCharactersReadsExactlyAndSavesBackUnchanged() throws {
+        let test = try TestStore()
+        try Note(id: 0).save(in: test.store)
+        let stored = ["610062", "00", "0000", "F09F988000F09F9880", "EFBFBD", "C3A9", "65CC81", ""]
+        for (offset, hex) in stored.enumerated() {
+            let id = Int64(offset + 1)
+            try test.rawExecute("INSERT INTO Note (id, text) VALUES (\(id), CAST(X'\(hex)' AS TEXT))")
+            var note = try #require(try Note.find(key: id, in: test.store))
+            #expect(note.text.map { Array($0.utf8) } == Self.bytes(hex), "\(hex)")
+            note.level = .low
+            try note.save(in: test.store)
+            #expect(try test.rawRows("SELECT hex(text) FROM Note WHERE id = \(id)") == [[.text(hex)]])
+        }
+    }
+
+    // MARK: Conversions from text
+
+    @Test func decimalTextMustBeExactlyTheDigitsADecimalWrites() throws {
+        let test = try TestStore()
+        try Note(id: 0).save(in: test.store)
+        for text in ["12abc", " 7", "7 ", "", "NaN", "nan", "1,5", "1.50", "01", "+1", "-0", ".5", "5.", "1e5", "0x10",
+                     "12345678901234567890123456789012345678901", "1e200", "١٢"] {
+            try expectRefused(test, "decimal", "'\(text)'", value: "'\(text)'")
+        }
+        for text in ["12.5", "-0.001", "0", "12345678901234567890123456789012345678", "-1234567890123456789.0123456789012345678"] {
+            try expectRead(test, "decimal", "'\(text)'", Note(id: 1, decimal: Decimal(string: text)!))
+        }
+        // An INTEGER or REAL written by another tool: the integer exactly, a REAL as the shortest
+        // decimal that is the same Double; one no Decimal holds is refused.
+        #expect(try Decimal(sqlValue: .integer(.max)) == Decimal(string: "9223372036854775807"))
+        #expect(try Decimal(sqlValue: .real(0.1)) == Decimal(string: "0.1"))
+        #expect(try Decimal(sqlValue: .real(1_234_567_890.123_456_7)).description == "1234567890.1234567")
+        for real in [1e300, .leastNonzeroMagnitude, .infinity, -.infinity] {
+            #expect(throws: ModelStoreError.self, "\(real)") { try Decimal(sqlValue: .real(real)) }
+        }
+    }
+
+    @Test func everyDecimalModelStoreWritesReadsBackUnderTheExactRule() throws {
+        let test = try TestStore()
+        let seed = SeededGenerator.seed(from: "DECIMAL_SEED")
+        var random = SeededGenerator(seed: seed)
+        var decimals: [Decimal] = [
+            .greatestFiniteMagnitude, .leastFiniteMagnitude, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 0,
+            Decimal(1) / Decimal(3), Decimal(-2) / Decimal(3), Decimal(string: "1e127")!, Decimal(string: "1e-128")!,
+            Decimal(sign: .plus, exponent: -2, significand: 150), Decimal(sign: .minus, exponent: 5, significand: 42),
+        ]
+        for _ in 0..<500 {
+            let digits = String((0..<Int.random(in: 1...38, using: &random)).map { _ in "0123456789".randomElement(using: &random)! })
+            let exponent = Int.random(in: -90...90, using: &random)
+            decimals.append(Decimal(string: "\(Bool.random(using: &random) ? "-" : "")\(digits)e\(exponent)")!)
+        }
+        let notes = decimals.enumerated().map { Note(id: Int64($0.offset), decimal: $0.element) }
+        _ = try Note.save(notes, in: test.store)
+        let loaded = try Note.findAll(in: test.store)
+        #expect(loaded.map(\.decimal) == notes.map(\.decimal), "seed \(seed)")
+        #expect(loaded.map { $0.decimal?.description } == notes.map { $0.decimal?.description }, "seed \(seed)")
+    }
+
+    @Test func uuidAndURLTextMustBeExactlyWhatTheyWrite() throws {
+        let test = try TestStore()
+        try Note(id: 0).save(in: test.store)
+        let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        for text in ["e621e1f8-c36c-495a-93fc-0c247a3e6e5f", " E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+                     "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}", "E621E1F8C36C495A93FC0C247A3E6E5F", "", "x"] {
+            try expectRefused(test, "uuid", "'\(text)'", value: "'\(text)'")
+        }
+        try expectRead(test, "uuid", "'\(uuid.uuidString)'", Note(id: 1, uuid: uuid))
+        // 16 bytes, as other libraries store a UUID, read exactly; other lengths do not.
+        try expectRead(test, "uuid", "X'E621E1F8C36C495A93FC0C247A3E6E5F'", Note(id: 1, uuid: uuid))
+        try expectRefused(test, "uuid", "X'E621E1F8C36C495A93FC0C247A3E6E'")
+
+        // URL(string:) would percent-encode these, reading another URL than was stored.
+        for text in ["a b", "https://example.com/a b", "http://x/%zz", "https://example.com/ü", ""] {
+            try expectRefused(test, "url", "'\(text)'", value: "'\(text)'")
+        }
+        try expectRead(test, "url", "'https://example.com/a%20b?c=d#e'", Note(id: 1, url: URL(string: "https://example.com/a%20b?c=d#e")!))
+    }
+
+    @Test func datesAreNumbersThatADoubleHoldsExactly() throws {
+        let test = try TestStore()
+        try Note(id: 0).save(in: test.store)
+        try expectRefused(test, "date", "'2020-01-01'", value: "'2020-01-01'")
+        try expectRefused(test, "date", "X'00'")
+        try expectRead(test, "date", "5", Note(id: 1, date: Date(timeIntervalSinceReferenceDate: 5)))
+        // A REAL column cannot hold the integer 2^53 + 1, but a value from elsewhere can be one.
+        #expect(throws: ModelStoreError.self) { try Date(sqlValue: .integer(9_007_199_254_740_993)) }
+        #expect(try Date(sqlValue: .integer(9_007_199_254_740_992)) == Date(timeIntervalSinceReferenceDate: 0x1p53))
+    }
+
+    @Test func enumRawValuesThatNameNoCaseAreRefused() throws {
+        let test = try TestStore()
+        try Note(id: 0).save(in: test.store)
+        try expectRefused(test, "size", "'XL'", value: "'XL'")
+        try expectRefused(test, "size", "'s'", value: "'s'")
+        try expectRefused(test, "taste", "'Sweet'", value: "'Sweet'")
+        try expectRefused(test, "taste", "'sweet '", value: "'sweet '")
+        try expectRefused(test, "level", "15", value: "15")
+        try expectRefused(test, "level", "10.5", value: "10.5")
+        try expectRead(test, "level", "'20'", Note(id: 1, level: .high))
+    }
+
+    // MARK: Numbers
+
+    @Test func integersBoolsAndFloatsOutOfRangeOrWithAFractionAreRefused() throws {
+        let test = try TestStore()
+        let sample = Everything.sample(1)
+        try sample.save(in: test.store)
+        let refused: [(column: String, sql: String, value: String)] = [
+            ("int8", "128", "128"), ("int8", "-129", "-129"), ("int16", "40000", "40000"),
+            ("int32", "2147483648", "2147483648"), ("int64", "1.5", "1.5"), ("int64", "1e19", "1e+19"),
+            ("int32", "2.5", "2.5"), ("uint8", "-1", "-1"), ("uint8", "256", "256"), ("uint16", "65536", "65536"),
+            ("uint32", "-1", "-1"), ("uint32", "4294967296", "4294967296"), ("uint", "-1", "-1"), ("uint64", "-5", "-5"),
+            ("bool", "2", "2"), ("bool", "-1", "-1"), ("bool", "0.5", "0.5"), ("bool", "'true'", "'true'"),
+            ("float", "0.1", "0.1"), ("float", "1e300", "1e+300"), ("double", "'1.5x'", "'1.5x'"),
+        ]
+        for (column, sql, value) in refused {
+            try test.rawExecute("UPDATE Everything SET \(column) = \(sql)")
+            let error = try #require(throws: ModelStoreError.self, "\(column) = \(sql)") {
+                try Everything.findAll(in: test.store)
+            }
+            #expect(error.code == .decodingFailed, "\(column) = \(sql)")
+            #expect(error.model == "Everything")
+            #expect(error.column == column, "\(column) = \(sql)")
+            #expect(error.key == "id = 1", "\(column) = \(sql)")
+            #expect(error.value == value, "\(column) = \(sql)")
+            #expect(error.suggestion != nil)
+            try test.rawExecute("DELETE FROM Everything")
+            try sample.save(in: test.store)
+        }
+        // The same values through an aggregate are refused too, naming the column.
+        try test.rawExecute("UPDATE Everything SET int8 = 300")
+        let error = try #require(throws: ModelStoreError.self) { try Everything.all().max(\.int8, in: test.store) }
+        #expect(error.code == .decodingFailed)
+        #expect(error.column == "int8")
+        #expect(error.suggestion != nil)
+        // Whole REALs in an INTEGER column were already made integers by SQLite, and read.
+        try test.rawExecute("UPDATE Everything SET int8 = 3.0, bool = 1.0")
+        #expect(try Everything.find(key: 1, in: test.store)?.int8 == 3)
+    }
+
+    static func bytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+}
