@@ -259,6 +259,26 @@ struct ColumnTypeTests {
         #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE name = 'Worker'") == [])
     }
 
+    @Test func aColumnRetypedBehindTheStoresBackIsRefusedBeforeTheNextWrite() throws {
+        let test = try TestStore(.file)
+        let gadget = Gadget(id: 1, n: 5, code: "0123", price: Decimal(string: "1234567890.123456789")!)
+        try gadget.save(in: test.store)
+        // Another program rebuilds the table, with n as REAL, while the store is open.
+        let other = try ModelStore(path: test.directory.appendingPathComponent("store.sqlite").path)
+        try other.rawExecute("CREATE TABLE Rebuilt (id INTEGER PRIMARY KEY, n REAL, code TEXT, price TEXT)")
+        try other.rawExecute("INSERT INTO Rebuilt SELECT id, n, code, price FROM Gadget")
+        try other.rawExecute("DROP TABLE Gadget")
+        try other.rawExecute("ALTER TABLE Rebuilt RENAME TO Gadget")
+
+        let error = try #require(throws: ModelStoreError.self) {
+            try Gadget(id: 2, n: 9_007_199_254_740_993, code: "0456", price: 1).save(in: test.store)
+        }
+        #expect(error.code == .schemaMismatch)
+        #expect(error.model == "Gadget")
+        #expect(error.column == "n")
+        #expect(try test.rawRows("SELECT id FROM Gadget") == [[.integer(1)]])
+    }
+
     @Test func aPropertyWhoseTypeChangedSinceTheTableWasMadeIsRefusedOnFirstUse() throws {
         let test = try TestStore()
         try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
