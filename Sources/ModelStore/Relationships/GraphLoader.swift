@@ -23,6 +23,15 @@ final class GraphLoader {
     /// `findAll`): their children then need no `IN` list of parent keys, just a scan.
     private var parentsAreWholeTable = false
 
+    /// Work still to do, last first. Filling walks the graph depth first with this stack
+    /// rather than by recursion, so a chain of records 100,000 long needs no more thread
+    /// stack than a chain of two.
+    private var pending: [() throws -> Void] = []
+
+    /// Numbers each bulk load of related records, so a record can tell which load reached
+    /// it first (see `RecordCache.expandedIn`).
+    private var loads = 0
+
     /// Decodes every row of `statement` (bound) and fills the relationships `plan` names.
     /// `wholeTable` says the statement selects every record of the table.
     func load<M: StoredModel>(
@@ -58,10 +67,12 @@ final class GraphLoader {
     private func fillRoots<M: StoredModel>(_ roots: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan) throws -> [M] {
         var distinct: [Int] = []
         for position in positions where !roots.isExpanded(position) {
-            roots.markExpanded(position)
+            roots.markExpanded(position, in: 0)
             distinct.append(position)
         }
+        pending.removeAll(keepingCapacity: true)
         try fill(roots, distinct, plan: plan, arrival: nil, wholeTable: parentsAreWholeTable)
+        while let task = pending.popLast() { try task() }
         let result = RowBuffer<M>(capacity: positions.count)
         for position in positions { result.append(roots.model(position)) }
         return result.finish()
@@ -77,12 +88,17 @@ final class GraphLoader {
         let parents: [Any?]
     }
 
+    /// Fills the relationships of `records` from the one at `start` on. Loading one of them
+    /// schedules its records' own filling and the rest of this one's on `pending`.
     private func fill<M: StoredModel>(
-        _ records: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan, arrival: Arrival?, wholeTable: Bool = false
+        _ records: RecordCache<M>, _ positions: [Int], plan: LoadOptions.Plan, arrival: Arrival?, wholeTable: Bool = false,
+        from start: Int = 0
     ) throws {
         guard !positions.isEmpty else { return }
         let declarations = M.relationships
-        for (index, relationship) in records.table.relationships.enumerated() {
+        let relationships = records.table.relationships
+        for index in start..<relationships.count {
+            let relationship = relationships[index]
             let declaration = declarations[index]
             if let arrival, arrival.inverse == relationship.property {
                 // Never walk back: a to-one inverse is the parent's stored values.
@@ -94,10 +110,18 @@ final class GraphLoader {
                 continue
             }
             guard let childPlan = plan.child(relationship.property) else { continue }
+            // The later relationships wait until this one's records are filled, as in a
+            // recursive walk: the path that reaches a record first is where it is filled.
+            if index + 1 < relationships.count {
+                pending.append { [unowned self] in
+                    try self.fill(records, positions, plan: plan, arrival: arrival, wholeTable: wholeTable, from: index + 1)
+                }
+            }
             func load<T: StoredModel>(_ target: T.Type) throws {
                 try self.load(relationship, declaration, target: target, parents: records, positions, plan: childPlan, wholeTable: wholeTable)
             }
             try load(relationship.target)
+            return
         }
     }
 
@@ -109,36 +133,54 @@ final class GraphLoader {
         let childrenOf = try fetch(relationship, parents: parents, positions, into: children, wholeTable: wholeTable)
 
         // Records reached for the first time are filled further; the rest appear shallow.
+        // They are marked with this load's number, which tells them apart without an array
+        // the size of the cache (that would make a long chain quadratic).
+        loads += 1
+        let number = loads
         var fresh: [Int] = []
         var freshParents: [Any?] = []
-        var isFresh = [Bool](repeating: false, count: children.count)
         for (offset, position) in positions.enumerated() where !childrenOf[offset].isEmpty {
             var parent: Any?
             for child in childrenOf[offset] where !children.isExpanded(child) {
-                children.markExpanded(child)
+                children.markExpanded(child, in: number)
                 fresh.append(child)
-                isFresh[child] = true
                 if children.wasDecodedWithParent(child) {
                     freshParents.append(nil)   // decoded with its parent already
                 } else {
-                    if parent == nil { parent = [parents.storedValues(position)] }
+                    if parent == nil { parent = [parents.parentValues(position)] }
                     freshParents.append(parent)
                 }
             }
         }
+        // The parents take their related records once those are filled: scheduled before
+        // the filling, so it runs after it (the stack runs last first).
         let walksBack = children.table.relationship(named: relationship.inverse ?? "") != nil
-        if !fresh.isEmpty, !plan.isEmpty || walksBack {
-            try fill(children, fresh, plan: plan, arrival: Arrival(inverse: relationship.inverse, parents: freshParents))
+        guard !fresh.isEmpty, !plan.isEmpty || walksBack else {
+            assign(declaration, kind: relationship.kind, parents: parents, positions, childrenOf, children, freshIn: number)
+            return
         }
+        pending.append { [unowned self] in
+            self.assign(declaration, kind: relationship.kind, parents: parents, positions, childrenOf, children, freshIn: number)
+        }
+        let arrival = Arrival(inverse: relationship.inverse, parents: freshParents)
+        pending.append { [unowned self] in try self.fill(children, fresh, plan: plan, arrival: arrival) }
+    }
 
+    /// Stores each parent's related records: filled where this load reached them first,
+    /// their stored values elsewhere.
+    private func assign<M: StoredModel, T: StoredModel>(
+        _ declaration: Relationship<M>, kind: RelationshipKind, parents: RecordCache<M>, _ positions: [Int], _ childrenOf: [[Int]],
+        _ children: RecordCache<T>, freshIn load: Int
+    ) {
         for (offset, position) in positions.enumerated() {
             let list = childrenOf[offset]
-            guard relationship.kind == .toMany || !list.isEmpty else { continue }
+            guard kind == .toMany || !list.isEmpty else { continue }
             // An empty list must not go through the initializer: with capacity 0 it writes
             // into the shared empty-array singleton, which the thread sanitizer reports.
             let values = list.isEmpty ? [] : [T](unsafeUninitializedCapacity: list.count) { buffer, initialized in
                 for (slot, child) in list.enumerated() {
-                    (buffer.baseAddress! + slot).initialize(to: isFresh[child] ? children.model(child) : children.storedValues(child))
+                    (buffer.baseAddress! + slot).initialize(
+                        to: children.expandedIn(child) == load ? children.model(child) : children.storedValues(child))
                 }
                 initialized = list.count
             }
@@ -185,9 +227,9 @@ final class GraphLoader {
         case .foreignKeyThere(let columns):
             let linked = columns.map { "t." + quoted($0) }
             let inject = relationship.inverse.map { inverse in
-                Injection(property: inverse) { key in
+                Injection(property: inverse, index: target.relationships.firstIndex { $0.property == inverse } ?? -1) { key in
                     guard let position = parents.position(of: key) else { return nil }
-                    let parent = parents.storedValues(position)
+                    let parent = parents.parentValues(position)
                     return (InjectedValue(Related(wrappedValue: parent)), InjectedValue(parent))
                 }
             }
@@ -218,6 +260,8 @@ final class GraphLoader {
     /// A parent value to decode into a child's inverse property, found by the parent's key.
     private struct Injection {
         let property: String
+        /// The index of `property` among the child's relationships.
+        let index: Int
         /// The parent as `Related<Parent>` and as `Parent`, by the parent's key.
         let parent: (RecordKey) -> (wrapper: InjectedValue, plain: InjectedValue)?
     }
@@ -284,7 +328,7 @@ final class GraphLoader {
                 position = known
             } else {
                 let model = try decoder.decode(T.self)
-                position = cache.add(model, key: key, decodedWithParent: decoder.injectedKey != nil) {
+                position = cache.add(model, key: key, injected: decoder.injectedKey != nil ? injection?.index ?? -1 : -1) {
                     statement.value(at: offset + Int32(first + $0))
                 }
             }

@@ -55,9 +55,11 @@ final class RecordCache<T: StoredModel> {
         var keys: [RecordKey] = []
         var links: [SQLValue] = []
         var positions = KeyIndex()
-        var expanded: [Bool] = []
-        /// Records decoded with their parent already in the inverse property.
-        var decodedWithParent: [Bool] = []
+        /// The number of the load that reached each record first and fills it, or -1.
+        var expandedIn: [Int] = []
+        /// For records decoded with their parent already in the inverse property, that
+        /// property's relationship index; -1 for the others.
+        var injected: [Int] = []
         /// Where a record's copy being filled lives in `filled`, or -1 while it is unchanged
         /// from its stored values (most related records never change: no second copy).
         var filledSlot: [Int] = []
@@ -106,21 +108,27 @@ final class RecordCache<T: StoredModel> {
     }
 
     func isExpanded(_ position: Int) -> Bool {
-        state.pointee.expanded[position]
+        state.pointee.expandedIn[position] >= 0
     }
 
-    func markExpanded(_ position: Int) {
-        state.pointee.expanded[position] = true
+    /// The number of the load that reached the record first, or -1.
+    func expandedIn(_ position: Int) -> Int {
+        state.pointee.expandedIn[position]
+    }
+
+    func markExpanded(_ position: Int, in load: Int) {
+        state.pointee.expandedIn[position] = load
     }
 
     func wasDecodedWithParent(_ position: Int) -> Bool {
-        state.pointee.decodedWithParent[position]
+        state.pointee.injected[position] >= 0
     }
 
     /// Adds a decoded record; returns its position. `link(i)` gives its link values (a
     /// closure rather than a collection: generic collection code is not specialized here).
     @discardableResult
-    func add(_ model: T, key: RecordKey, decodedWithParent: Bool = false, link: (Int) -> SQLValue) -> Int {
+    /// `injected` is the index of the relationship decoded with the parent's value, or -1.
+    func add(_ model: T, key: RecordKey, injected: Int = -1, link: (Int) -> SQLValue) -> Int {
         let position = sizes.pointee.count
         if position == sizes.pointee.capacity { grow() }
         (storage.pointee.shallow + position).initialize(to: model)
@@ -128,8 +136,8 @@ final class RecordCache<T: StoredModel> {
         state.pointee.keys.append(key)
         for offset in 0..<linkWidth { state.pointee.links.append(link(offset)) }
         state.pointee.positions.insert(key, at: position)
-        state.pointee.expanded.append(false)
-        state.pointee.decodedWithParent.append(decodedWithParent)
+        state.pointee.expandedIn.append(-1)
+        state.pointee.injected.append(injected)
         sizes.pointee.count = position + 1
         return position
     }
@@ -164,6 +172,20 @@ final class RecordCache<T: StoredModel> {
     /// The record as decoded: its stored values (and the parent it was decoded with).
     func storedValues(_ position: Int) -> T {
         storage.pointee.shallow[position]
+    }
+
+    /// The record as its children hold it in their inverse: its stored values, without the
+    /// parent it was itself decoded with. Otherwise each record of a chain (a hierarchy of
+    /// reports, say) would hold its parent holding its parent, all the way up: a value as
+    /// deep as the chain, which Swift destroys by recursion — 100,000 levels would overflow
+    /// the stack when the loaded models are released.
+    func parentValues(_ position: Int) -> T {
+        let injected = state.pointee.injected[position]
+        guard injected >= 0 else { return storage.pointee.shallow[position] }
+        var bare = storage.pointee.shallow[position]
+        // A to-one (only to-ones are decoded with a parent) given no models becomes nil.
+        T.relationships[injected].assign(&bare, ())
+        return bare
     }
 
     /// The record with the relationships filled so far.
