@@ -12,9 +12,13 @@ final class GraphSaver {
         let key: RecordKey
     }
 
-    /// Encoders by model type, reused (their keyed containers are cached) and taken out
-    /// while in use, since a save of one type may recurse into another save of it.
-    private var encoders: [ObjectIdentifier: [RowEncoder]] = [:]
+    /// Frames by model type, reused (each keeps its encoder, whose keyed containers are
+    /// cached) and taken out while in use: one per level of the graph being walked.
+    private var spares: [ObjectIdentifier: [Frame]] = [:]
+
+    /// The models being saved, innermost last. The walk keeps its own stack rather than
+    /// recursing, so a graph 100,000 levels deep needs no more thread stack than a flat one.
+    private var stack: [Frame] = []
 
     init(session: Session) {
         self.session = session
@@ -26,127 +30,270 @@ final class GraphSaver {
         visited.removeAll(keepingCapacity: true)
     }
 
-    private func withEncoder<T>(_ table: TableDescription, _ type: ObjectIdentifier, _ body: (RowEncoder) throws -> T) rethrows -> T {
-        let encoder = encoders[type]?.popLast() ?? RowEncoder(layout: table.layout)
-        defer { encoders[type, default: []].append(encoder) }
-        return try body(encoder)
-    }
-
-    /// Saves `model` and its graph. `links` are values for the model's link columns set by
-    /// the parent that carries it (they win over the model's own).
+    /// Saves `model` and its graph.
     @discardableResult
-    func save<M: StoredModel>(
-        _ model: M, mode: SaveMode, clearing: [String] = [], links: [Int: SQLValue] = [:]
-    ) throws -> (outcome: SaveOutcome, key: [SQLValue]) {
-        let table = try session.table(M.self)
-        let owner = ObjectIdentifier(M.self)
-        return try withEncoder(table, owner) { row in
-            try save(model, row: row, table: table, owner: owner, mode: mode, clearing: clearing, links: links)
+    func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> (outcome: SaveOutcome, key: [SQLValue]) {
+        let root = try frame(M.self)
+        root.begin(model, mode: mode, clearing: clearing, links: [:])
+        stack.removeAll(keepingCapacity: true)
+        stack.append(root)
+        while let frame = stack.last {
+            switch try frame.resume(self) {
+            case .save(let related, let links):
+                stack.append(try self.frame(for: related, links: links))
+            case .done(let outcome, let key):
+                stack.removeLast()
+                recycle(frame)
+                guard let parent = stack.last else { return (outcome, key) }
+                parent.receive(key)
+            }
         }
+        preconditionFailure("The save stack emptied without finishing its root.")
     }
 
-    private func save<M: StoredModel>(
-        _ model: M, row: RowEncoder, table: TableDescription, owner: ObjectIdentifier, mode: SaveMode,
-        clearing: [String], links: [Int: SQLValue]
-    ) throws -> (outcome: SaveOutcome, key: [SQLValue]) {
-        try row.encode(model)
-        let clearedRelationships = Set(clearing.filter { table.relationship(named: $0) != nil })
-        for name in clearing where !clearedRelationships.contains(name) {
-            row.setNull(at: try table.clearablePosition(name, carried: row))
-        }
-        let key = try table.key(of: row)
-        let id = Visit(type: owner, key: RecordKey(key))
-        let declarations = M.relationships
+    // MARK: Frames
 
-        guard visited.insert(id).inserted else {
-            // Written earlier in this save: only a parent's link may still need writing.
-            if !links.isEmpty { try writeLinks(links, key: key, table: table, owner: owner) }
-            return (.updated, key)
+    /// What a frame needs next.
+    private enum Step {
+        /// Save this related model first (with values for its link columns), then resume.
+        case save(any StoredModel, links: [Int: SQLValue])
+        /// The model is saved.
+        case done(SaveOutcome, [SQLValue])
+    }
+
+    /// One model being saved: the state a recursive save would keep in its stack frame.
+    private class Frame {
+        let owner: ObjectIdentifier
+        init(owner: ObjectIdentifier) { self.owner = owner }
+        /// Runs the save on until it needs a related model saved first, or is done.
+        func resume(_ saver: GraphSaver) throws -> Step { preconditionFailure("abstract") }
+        /// The key of the related model the last `.save` step asked for.
+        func receive(_ key: [SQLValue]) {}
+        /// Drops the model and what it carried before the frame waits for reuse.
+        func clear() {}
+    }
+
+    private final class ModelFrame<M: StoredModel>: Frame {
+        let table: TableDescription
+        let row: RowEncoder
+
+        private enum Stage {
+            /// Encoding, and skipping a record this save already wrote.
+            case start
+            /// To-ones stored here: each target is saved first, then its key goes in the row.
+            case targets
+            /// Relationships stored elsewhere, after the row is written.
+            case links
         }
 
-        // To-ones stored here: save the target first, then record its key in this row.
-        for (index, relationship) in table.relationships.enumerated() {
-            guard case .foreignKeyHere(let positions, _) = relationship.storage else { continue }
-            let related = row.carries(relationship.property) ? declarations[index].read(model) : nil
-            if clearedRelationships.contains(relationship.property) {
-                try requireNil(related, relationship, table)
-                for position in positions { row.setNull(at: position) }
-            } else if let target = related?.first {
-                let targetKey = try saveAny(target)
-                for (position, value) in zip(positions, targetKey) { row.set(value, at: position) }
+        private var model: M?
+        private var mode = SaveMode.upsert
+        private var clearing: [String] = []
+        private var cleared: Set<String> = []
+        /// Values for link columns set by the parent that carries the model (they win over
+        /// the model's own).
+        private var links: [Int: SQLValue] = [:]
+        private var stage = Stage.start
+        private var key: [SQLValue] = []
+        private var outcome = SaveOutcome.updated
+        /// The next relationship to look at.
+        private var index = 0
+        /// Row positions waiting for the key of the to-one target being saved.
+        private var awaiting: [Int] = []
+        /// The relationship stored elsewhere being linked, its related models, the next one
+        /// to save, the keys of those saved (when the link needs them), and the link values
+        /// they get.
+        private var linking: RelationshipDescription?
+        private var related: [any StoredModel] = []
+        private var next = 0
+        private var collectsKeys = false
+        private var keys: [[SQLValue]] = []
+        private var assigned: [Int: SQLValue] = [:]
+
+        init(table: TableDescription) {
+            self.table = table
+            row = RowEncoder(layout: table.layout)
+            super.init(owner: ObjectIdentifier(M.self))
+        }
+
+        func begin(_ model: M, mode: SaveMode, clearing: [String], links: [Int: SQLValue]) {
+            self.model = model
+            self.mode = mode
+            self.clearing = clearing
+            self.links = links
+            stage = .start
+            index = 0
+            linking = nil
+            next = 0
+        }
+
+        override func clear() {
+            model = nil
+            if !related.isEmpty { related.removeAll(keepingCapacity: true) }
+            if !keys.isEmpty { keys.removeAll(keepingCapacity: true) }
+            links = [:]
+            assigned = [:]
+        }
+
+        override func receive(_ key: [SQLValue]) {
+            if stage == .targets {
+                for (position, value) in zip(awaiting, key) { row.set(value, at: position) }
+            } else if collectsKeys {
+                keys.append(key)
             }
         }
-        for (position, value) in links { row.set(value, at: position) }
-        let outcome = try session.write(row, into: table, owner: owner, mode: mode)
 
-        // Relationships stored elsewhere: the targets' link columns or a join table. A record
-        // this save inserted has no links yet, so there is nothing to unlink.
-        let isNew = outcome == .inserted
-        for (index, relationship) in table.relationships.enumerated() {
-            var related = row.carries(relationship.property) ? declarations[index].read(model) : nil
-            if clearedRelationships.contains(relationship.property) {
-                try requireNil(related, relationship, table)
-                related = []
+        override func resume(_ saver: GraphSaver) throws -> Step {
+            let declarations = M.relationships
+            let relationships = table.relationships
+            if stage == .start {
+                try row.encode(model!)
+                cleared = clearing.isEmpty ? [] : Set(clearing.filter { table.relationship(named: $0) != nil })
+                for name in clearing where !cleared.contains(name) {
+                    row.setNull(at: try table.clearablePosition(name, carried: row))
+                }
+                key = try table.key(of: row)
+                guard saver.visited.insert(Visit(type: owner, key: RecordKey(key))).inserted else {
+                    // Written earlier in this save: only a parent's link may still need writing.
+                    if !links.isEmpty { try saver.writeLinks(links, key: key, table: table, owner: owner) }
+                    return .done(.updated, key)
+                }
+                stage = .targets
             }
-            guard let related else { continue }
+
+            if stage == .targets {
+                while index < relationships.count {
+                    let relationship = relationships[index]
+                    let declaration = declarations[index]
+                    index += 1
+                    guard case .foreignKeyHere(let positions, _) = relationship.storage else { continue }
+                    let targets = row.carries(relationship.property) ? declaration.read(model!) : nil
+                    if cleared.contains(relationship.property) {
+                        try saver.requireNil(targets, relationship, table)
+                        for position in positions { row.setNull(at: position) }
+                    } else if let target = targets?.first {
+                        awaiting = positions
+                        return .save(target, links: [:])
+                    }
+                }
+                for (position, value) in links { row.set(value, at: position) }
+                outcome = try saver.session.write(row, into: table, owner: owner, mode: mode)
+                stage = .links
+                index = 0
+            }
+
+            // Relationships stored elsewhere: the targets' link columns or a join table. A
+            // record this save inserted has no links yet, so there is nothing to unlink.
+            let isNew = outcome == .inserted
+            while true {
+                if next < related.count {
+                    next += 1
+                    return .save(related[next - 1], links: assigned)
+                }
+                if let relationship = linking {
+                    linking = nil
+                    try finishLinking(relationship, saver, isNew: isNew)
+                }
+                guard index < relationships.count else { break }
+                let relationship = relationships[index]
+                let declaration = declarations[index]
+                index += 1
+                var carried = row.carries(relationship.property) ? declaration.read(model!) : nil
+                if cleared.contains(relationship.property) {
+                    try saver.requireNil(carried, relationship, table)
+                    carried = []
+                }
+                guard let models = carried else { continue }
+                switch relationship.storage {
+                case .foreignKeyHere:
+                    continue
+                case .foreignKeyThere(let columns):
+                    let target = try saver.targetTable(relationship)
+                    assigned = [:]
+                    for (column, value) in zip(columns, key) { assigned[target.layout.position(of: column)!] = value }
+                    if relationship.kind == .toOne {
+                        // A one-to-one's link is unique, so the others are unlinked first.
+                        if !isNew {
+                            try saver.unlinkOthers(of: target, through: columns, from: key, keeping: try models.map(saver.keyOf))
+                        }
+                        collectsKeys = false
+                    } else {
+                        // A to-many saves and links the related records first and unlinks
+                        // the rest after, knowing their keys without encoding twice.
+                        collectsKeys = true
+                    }
+                case .joinTable:
+                    assigned = [:]
+                    collectsKeys = true
+                }
+                keys.removeAll(keepingCapacity: true)
+                keys.reserveCapacity(models.count)
+                related = models
+                next = 0
+                linking = relationship
+            }
+            return .done(outcome, key)
+        }
+
+        /// Completes a relationship stored elsewhere once its related models are saved.
+        private func finishLinking(_ relationship: RelationshipDescription, _ saver: GraphSaver, isNew: Bool) throws {
             switch relationship.storage {
             case .foreignKeyHere:
-                continue
+                break
             case .foreignKeyThere(let columns):
-                try link(related, through: columns, to: key, relationship: relationship, isNew: isNew)
+                if relationship.kind == .toMany, !isNew {
+                    try saver.unlinkOthers(of: try saver.targetTable(relationship), through: columns, from: key, keeping: keys)
+                }
             case .joinTable(let join):
-                try link(related, through: join, to: key, isNew: isNew)
+                try saver.link(keys, through: join, to: key, isNew: isNew)
             }
+            related.removeAll(keepingCapacity: true)
+            next = 0
         }
-        return (outcome, key)
     }
 
-    /// Saves a model whose type is known only at run time, with values for its link
-    /// columns; returns its key.
-    private func saveAny(_ model: any StoredModel, links: [Int: SQLValue] = [:]) throws -> [SQLValue] {
-        func open<T: StoredModel>(_ model: T) throws -> [SQLValue] {
-            try save(model, mode: .upsert, links: links).key
+    /// A frame for `type`, reused when one is free.
+    private func frame<T: StoredModel>(_ type: T.Type) throws -> ModelFrame<T> {
+        if let spare = spares[ObjectIdentifier(type)]?.popLast() { return unsafeDowncast(spare, to: ModelFrame<T>.self) }
+        return ModelFrame<T>(table: try session.table(type))
+    }
+
+    /// A frame saving a model whose type is known only at run time, with values for its link columns.
+    private func frame(for model: any StoredModel, links: [Int: SQLValue]) throws -> Frame {
+        func open<T: StoredModel>(_ model: T) throws -> Frame {
+            let frame = try frame(T.self)
+            frame.begin(model, mode: .upsert, clearing: [], links: links)
+            return frame
         }
         return try open(model)
     }
 
-    /// Makes `related` exactly the records whose `columns` hold `key`. A one-to-one's link
-    /// is unique, so the others are unlinked first; a to-many saves and links the related
-    /// records first and unlinks the rest after, knowing their keys without encoding twice.
-    private func link(
-        _ related: [any StoredModel], through columns: [String], to key: [SQLValue], relationship: RelationshipDescription,
-        isNew: Bool
-    ) throws {
-        func targetTable<T: StoredModel>(_ type: T.Type) throws -> TableDescription { try session.table(type) }
-        let target = try targetTable(relationship.target)
-        var assigned: [Int: SQLValue] = [:]
-        for (column, value) in zip(columns, key) { assigned[target.layout.position(of: column)!] = value }
-        let linked = columns.map(quoted)
-        func unlinkOthers(keeping keys: [[SQLValue]]) throws {
-            guard !isNew else { return }
-            var sql = SQLFragment(
-                "UPDATE \(target.quotedTable) SET " + linked.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE "
-                    + linked.map { "\($0) = ?" }.joined(separator: " AND "), key)
-            if !keys.isEmpty {
-                sql = sql + SQLFragment(" AND NOT (") + Self.anyOf(target.keyNames.map(quoted), keys) + SQLFragment(")")
-            }
-            try session.connection.cachedStatement(sql.sql).execute(sql.values)
-        }
-        if relationship.kind == .toOne {
-            try unlinkOthers(keeping: try related.map(keyOf))
-            for model in related { _ = try saveAny(model, links: assigned) }
-        } else {
-            var keys: [[SQLValue]] = []
-            keys.reserveCapacity(related.count)
-            for model in related { keys.append(try saveAny(model, links: assigned)) }
-            try unlinkOthers(keeping: keys)
-        }
+    private func recycle(_ frame: Frame) {
+        frame.clear()
+        spares[frame.owner, default: []].append(frame)
     }
 
-    /// Makes `related` exactly the records the join table links to `key`.
-    private func link(_ related: [any StoredModel], through join: JoinTableDescription, to key: [SQLValue], isNew: Bool) throws {
-        var targets: [[SQLValue]] = []
-        for model in related { targets.append(try saveAny(model)) }
+    private func targetTable(_ relationship: RelationshipDescription) throws -> TableDescription {
+        func table<T: StoredModel>(_ type: T.Type) throws -> TableDescription { try session.table(type) }
+        return try table(relationship.target)
+    }
+
+    // MARK: Links
+
+    /// Clears `columns` (a link to `key`) on every record of `target` but those with the keys kept.
+    private func unlinkOthers(of target: TableDescription, through columns: [String], from key: [SQLValue], keeping keys: [[SQLValue]]) throws {
+        let linked = columns.map(quoted)
+        var sql = SQLFragment(
+            "UPDATE \(target.quotedTable) SET " + linked.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE "
+                + linked.map { "\($0) = ?" }.joined(separator: " AND "), key)
+        if !keys.isEmpty {
+            sql = sql + SQLFragment(" AND NOT (") + Self.anyOf(target.keyNames.map(quoted), keys) + SQLFragment(")")
+        }
+        try session.connection.cachedStatement(sql.sql).execute(sql.values)
+    }
+
+    /// Makes `targets` (saved already) exactly the records the join table links to `key`.
+    private func link(_ targets: [[SQLValue]], through join: JoinTableDescription, to key: [SQLValue], isNew: Bool) throws {
         let owner = join.ownerColumns.map(quoted)
         let target = join.targetColumns.map(quoted)
         if !isNew { try unlink(join, owner: owner, target: target, key: key, keeping: targets) }
@@ -167,11 +314,10 @@ final class GraphSaver {
 
     private func keyOf(_ model: any StoredModel) throws -> [SQLValue] {
         func open<T: StoredModel>(_ model: T) throws -> [SQLValue] {
-            let table = try session.table(T.self)
-            return try withEncoder(table, ObjectIdentifier(T.self)) { row in
-                try row.encode(model)
-                return try table.key(of: row)
-            }
+            let frame = try frame(T.self)
+            defer { recycle(frame) }
+            try frame.row.encode(model)
+            return try frame.table.key(of: frame.row)
         }
         return try open(model)
     }
