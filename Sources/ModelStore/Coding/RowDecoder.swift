@@ -192,6 +192,16 @@ final class RowDecoder: Decoder {
                     throw mismatch(position, index, expected: T.self)
                 }
                 guard case .text(let text) = statement.value(at: index) else { throw invalidText(position, index) }
+                // Measured first, as the encoder does: decoding JSON nested too deeply would
+                // run out of stack inside the type's init(from:).
+                guard NestingLimit.depth(ofJSON: text) <= NestingLimit.maximum else {
+                    var error = failure(
+                        "The stored JSON nests more than \(NestingLimit.maximum) levels deep, the most ModelStore decodes; "
+                            + "a deeper value could run the thread out of stack.", position, index)
+                    error.value = text.count > 60 ? String(text.prefix(57)) + "…" : text
+                    error.suggestion = NestingLimit.suggestion
+                    throw error
+                }
                 let decoder = json ?? JSONDecoder()
                 json = decoder
                 return try decoder.decode(T.self, from: Data(text.utf8))

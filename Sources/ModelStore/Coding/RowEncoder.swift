@@ -15,6 +15,7 @@ final class RowEncoder: Encoder {
         var carried: [String] = []
         var hint = 0
         var json: JSONEncoder?
+        var nesting: NestingProbe?
         var failure: ModelStoreError?
         /// The keyed container of the last model, reused (see `RowDecoder`'s).
         var containerKey: ObjectIdentifier?
@@ -164,6 +165,15 @@ final class RowEncoder: Encoder {
                 // An explicit nil (from a custom encode or a batch update) is NULL, never "null".
                 stored = .null
             } else if layout.columns[position].isJSON {
+                // Measured first: encoding (and describing, in an error) a value nested too
+                // deeply would run out of stack inside Codable's recursion.
+                let probe = state.pointee.nesting ?? NestingProbe()
+                state.pointee.nesting = probe
+                do {
+                    try probe.measure(value)
+                } catch is NestingProbe.TooDeep {
+                    throw NestingLimit.tooDeep(T.self)
+                }
                 let encoder = state.pointee.json ?? Self.makeJSONEncoder()
                 state.pointee.json = encoder
                 stored = .text(String(decoding: try encoder.encode(value), as: UTF8.self))

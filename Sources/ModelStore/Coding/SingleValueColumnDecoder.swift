@@ -2,6 +2,8 @@
 /// does not conform to `SQLValueConvertible`) from that column's value.
 struct SingleValueColumnDecoder: Decoder, SingleValueDecodingContainer {
     let value: SQLValue
+    /// How many values deep the decoding is: a type that wraps itself would recurse.
+    var depth = 0
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -21,7 +23,13 @@ struct SingleValueColumnDecoder: Decoder, SingleValueDecodingContainer {
         if let convertible = type as? any SQLValueConvertible.Type {
             return try convertible.init(sqlValue: value) as! T
         }
-        return try T(from: self)
+        guard depth < NestingLimit.maximum else {
+            throw ModelStoreError(
+                .decodingFailed,
+                "\(T.self) nests more than \(NestingLimit.maximum) levels deep inside one column's value, the most ModelStore decodes.",
+                value: value.description, suggestion: NestingLimit.suggestion)
+        }
+        return try T(from: SingleValueColumnDecoder(value: value, depth: depth + 1))
     }
 
     private func shapeChanged() -> ModelStoreError {

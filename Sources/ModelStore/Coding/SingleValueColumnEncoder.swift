@@ -4,6 +4,8 @@ struct SingleValueColumnEncoder: Encoder, SingleValueEncodingContainer {
     final class Box {
         var value: SQLValue?
         var failure: ModelStoreError?
+        /// How many values deep the encoding is: a type that wraps itself would recurse.
+        var depth = 0
     }
 
     let box = Box()
@@ -29,6 +31,9 @@ struct SingleValueColumnEncoder: Encoder, SingleValueEncodingContainer {
         if let convertible = value as? any SQLValueConvertible {
             box.value = try convertible.sqlValue
         } else {
+            box.depth += 1
+            defer { box.depth -= 1 }
+            guard box.depth <= NestingLimit.maximum else { throw NestingLimit.tooDeep(T.self) }
             try value.encode(to: self)
         }
     }
