@@ -76,6 +76,8 @@ final class GraphSaver {
     private final class ModelFrame<M: StoredModel>: Frame {
         let table: TableDescription
         let row: RowEncoder
+        /// Whether the model holds the key of a one-to-one (whose link is unique).
+        private let holdsUniqueLinks: Bool
 
         private enum Stage {
             /// Encoding, and skipping a record this save already wrote.
@@ -113,6 +115,10 @@ final class GraphSaver {
         init(table: TableDescription) {
             self.table = table
             row = RowEncoder(layout: table.layout)
+            holdsUniqueLinks = table.relationships.contains {
+                if case .foreignKeyHere(_, unique: true) = $0.storage { return true }
+                return false
+            }
             super.init(owner: ObjectIdentifier(M.self))
         }
 
@@ -176,6 +182,7 @@ final class GraphSaver {
                         return .save(target, links: [:])
                     }
                 }
+                if holdsUniqueLinks { try saver.releasePartners(of: row, key: key, table: table, links: links) }
                 for (position, value) in links { row.set(value, at: position) }
                 outcome = try saver.session.write(row, into: table, owner: owner, mode: mode)
                 stage = .links
@@ -279,6 +286,26 @@ final class GraphSaver {
     }
 
     // MARK: Links
+
+    /// A one-to-one's link is unique, and the row is about to take the partner its model
+    /// names: whoever holds that partner now lets go first, in the same transaction, so the
+    /// link moves — as it does when the other side is saved — instead of failing on the
+    /// unique index. A link set by the parent needs nothing: the parent has unlinked the
+    /// others already.
+    private func releasePartners(of row: RowEncoder, key: [SQLValue], table: TableDescription, links: [Int: SQLValue]) throws {
+        for relationship in table.relationships {
+            guard case .foreignKeyHere(let positions, unique: true) = relationship.storage,
+                !positions.contains(where: { links[$0] != nil })
+            else { continue }
+            var partner: [SQLValue] = []
+            for position in positions {
+                guard let value = row.value(at: position), !value.isNull else { break }
+                partner.append(value)
+            }
+            guard partner.count == positions.count else { continue }
+            try unlinkOthers(of: table, through: positions.map { table.columns[$0].name }, from: partner, keeping: [key])
+        }
+    }
 
     /// Clears `columns` (a link to `key`) on every record of `target` but those with the keys kept.
     private func unlinkOthers(of target: TableDescription, through columns: [String], from key: [SQLValue], keeping keys: [[SQLValue]]) throws {
