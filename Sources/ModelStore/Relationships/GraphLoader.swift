@@ -26,11 +26,11 @@ final class GraphLoader {
     /// Work still to do, last first. Filling walks the graph depth first with this stack
     /// rather than by recursion, so a chain of records 100,000 long needs no more thread
     /// stack than a chain of two.
-    private var pending: [() throws -> Void] = []
+    @exclusivity(unchecked) private var pending: [() throws -> Void] = []
 
     /// Numbers each bulk load of related records, so a record can tell which load reached
     /// it first (see `RecordCache.expandedIn`).
-    private var loads = 0
+    @exclusivity(unchecked) private var loads: Int32 = 0
 
     /// Decodes every row of `statement` (bound) and fills the relationships `plan` names.
     /// `wholeTable` says the statement selects every record of the table.
@@ -170,7 +170,7 @@ final class GraphLoader {
     /// their stored values elsewhere.
     private func assign<M: StoredModel, T: StoredModel>(
         _ declaration: Relationship<M>, kind: RelationshipKind, parents: RecordCache<M>, _ positions: [Int], _ childrenOf: [[Int]],
-        _ children: RecordCache<T>, freshIn load: Int
+        _ children: RecordCache<T>, freshIn load: Int32
     ) {
         for (offset, position) in positions.enumerated() {
             let list = childrenOf[offset]
@@ -227,7 +227,7 @@ final class GraphLoader {
         case .foreignKeyThere(let columns):
             let linked = columns.map { "t." + quoted($0) }
             let inject = relationship.inverse.map { inverse in
-                Injection(property: inverse, index: target.relationships.firstIndex { $0.property == inverse } ?? -1) { key in
+                Injection(property: inverse, index: Int16(target.relationships.firstIndex { $0.property == inverse } ?? -1)) { key in
                     guard let position = parents.position(of: key) else { return nil }
                     let parent = parents.parentValues(position)
                     return (InjectedValue(Related(wrappedValue: parent)), InjectedValue(parent))
@@ -261,7 +261,7 @@ final class GraphLoader {
     private struct Injection {
         let property: String
         /// The index of `property` among the child's relationships.
-        let index: Int
+        let index: Int16
         /// The parent as `Related<Parent>` and as `Parent`, by the parent's key.
         let parent: (RecordKey) -> (wrapper: InjectedValue, plain: InjectedValue)?
     }
@@ -307,6 +307,10 @@ final class GraphLoader {
         // Children arrive grouped by parent: the parent is handed to the decoder once per
         // group, not copied per row.
         var currentParent: RecordKey?
+        // Read once: copying the optional injection on every row costs more than the rest
+        // of its handling.
+        let injects = injection != nil
+        let injectedIndex = injection?.index ?? -1
         defer {
             decoder.injectedKey = nil
             decoder.injectedWrapper = nil
@@ -316,7 +320,7 @@ final class GraphLoader {
             let key = singleKey.flatMap { RecordKey(statement, at: $0, count: 1) }
                 ?? RecordKey(table.keyPositions.map { statement.value(at: offset + Int32($0)) })
             let parentKey = prefix == 0 ? nil : RecordKey(statement, at: 0, count: prefix)
-            if let injection, parentKey != currentParent {
+            if injects, parentKey != currentParent, let injection {
                 currentParent = parentKey
                 let parent = parentKey.flatMap(injection.parent)
                 decoder.injectedKey = parent == nil ? nil : injection.property
@@ -328,7 +332,7 @@ final class GraphLoader {
                 position = known
             } else {
                 let model = try decoder.decode(T.self)
-                position = cache.add(model, key: key, injected: decoder.injectedKey != nil ? injection?.index ?? -1 : -1) {
+                position = cache.add(model, key: key, injected: decoder.injectedKey != nil ? injectedIndex : -1) {
                     statement.value(at: offset + Int32(first + $0))
                 }
             }

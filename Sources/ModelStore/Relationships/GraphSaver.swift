@@ -5,7 +5,7 @@ final class GraphSaver {
     private let session: Session
     /// Records this save has written (by model type and key), so a graph that refers back
     /// to itself terminates.
-    private var visited: Set<Visit> = []
+    @exclusivity(unchecked) private var visited: Set<Visit> = []
 
     private struct Visit: Hashable {
         let type: ObjectIdentifier
@@ -14,11 +14,11 @@ final class GraphSaver {
 
     /// Frames by model type, reused (each keeps its encoder, whose keyed containers are
     /// cached) and taken out while in use: one per level of the graph being walked.
-    private var spares: [ObjectIdentifier: [Frame]] = [:]
+    @exclusivity(unchecked) private var spares: [ObjectIdentifier: [Frame]] = [:]
 
     /// The models being saved, innermost last. The walk keeps its own stack rather than
     /// recursing, so a graph 100,000 levels deep needs no more thread stack than a flat one.
-    private var stack: [Frame] = []
+    @exclusivity(unchecked) private var stack: [Frame] = []
 
     init(session: Session) {
         self.session = session
@@ -73,6 +73,11 @@ final class GraphSaver {
         func clear() {}
     }
 
+    ///
+    /// Its state is touched many times per model, so it is kept out of the runtime's
+    /// exclusivity checks (`@exclusivity(unchecked)`: only the saver's one thread uses a
+    /// frame, never reentrantly), and the model is kept in memory of its own type rather
+    /// than as an Optional, whose metadata unspecialized code would look up on every use.
     private final class ModelFrame<M: StoredModel>: Frame {
         let table: TableDescription
         let row: RowEncoder
@@ -88,29 +93,31 @@ final class GraphSaver {
             case links
         }
 
-        private var model: M?
-        private var mode = SaveMode.upsert
-        private var clearing: [String] = []
-        private var cleared: Set<String> = []
+        /// The model, when `hasModel`.
+        private let model = UnsafeMutablePointer<M>.allocate(capacity: 1)
+        @exclusivity(unchecked) private var hasModel = false
+        @exclusivity(unchecked) private var mode = SaveMode.upsert
+        @exclusivity(unchecked) private var clearing: [String] = []
+        @exclusivity(unchecked) private var cleared: Set<String> = []
         /// Values for link columns set by the parent that carries the model (they win over
         /// the model's own).
-        private var links: [Int: SQLValue] = [:]
-        private var stage = Stage.start
-        private var key: [SQLValue] = []
-        private var outcome = SaveOutcome.updated
+        @exclusivity(unchecked) private var links: [Int: SQLValue] = [:]
+        @exclusivity(unchecked) private var stage = Stage.start
+        @exclusivity(unchecked) private var key: [SQLValue] = []
+        @exclusivity(unchecked) private var outcome = SaveOutcome.updated
         /// The next relationship to look at.
-        private var index = 0
+        @exclusivity(unchecked) private var index = 0
         /// Row positions waiting for the key of the to-one target being saved.
-        private var awaiting: [Int] = []
+        @exclusivity(unchecked) private var awaiting: [Int] = []
         /// The relationship stored elsewhere being linked, its related models, the next one
         /// to save, the keys of those saved (when the link needs them), and the link values
         /// they get.
-        private var linking: RelationshipDescription?
-        private var related: [any StoredModel] = []
-        private var next = 0
-        private var collectsKeys = false
-        private var keys: [[SQLValue]] = []
-        private var assigned: [Int: SQLValue] = [:]
+        @exclusivity(unchecked) private var linking: RelationshipDescription?
+        @exclusivity(unchecked) private var related: [any StoredModel] = []
+        @exclusivity(unchecked) private var next = 0
+        @exclusivity(unchecked) private var collectsKeys = false
+        @exclusivity(unchecked) private var keys: [[SQLValue]] = []
+        @exclusivity(unchecked) private var assigned: [Int: SQLValue] = [:]
 
         init(table: TableDescription) {
             self.table = table
@@ -122,8 +129,14 @@ final class GraphSaver {
             super.init(owner: ObjectIdentifier(M.self))
         }
 
+        deinit {
+            if hasModel { model.deinitialize(count: 1) }
+            model.deallocate()
+        }
+
         func begin(_ model: M, mode: SaveMode, clearing: [String], links: [Int: SQLValue]) {
-            self.model = model
+            if hasModel { self.model.pointee = model } else { self.model.initialize(to: model) }
+            hasModel = true
             self.mode = mode
             self.clearing = clearing
             self.links = links
@@ -134,7 +147,10 @@ final class GraphSaver {
         }
 
         override func clear() {
-            model = nil
+            if hasModel {
+                model.deinitialize(count: 1)
+                hasModel = false
+            }
             if !related.isEmpty { related.removeAll(keepingCapacity: true) }
             if !keys.isEmpty { keys.removeAll(keepingCapacity: true) }
             links = [:]
@@ -153,7 +169,7 @@ final class GraphSaver {
             let declarations = M.relationships
             let relationships = table.relationships
             if stage == .start {
-                try row.encode(model!)
+                try row.encode(model.pointee)
                 cleared = clearing.isEmpty ? [] : Set(clearing.filter { table.relationship(named: $0) != nil })
                 for name in clearing where !cleared.contains(name) {
                     row.setNull(at: try table.clearablePosition(name, carried: row))
@@ -173,7 +189,7 @@ final class GraphSaver {
                     let declaration = declarations[index]
                     index += 1
                     guard case .foreignKeyHere(let positions, _) = relationship.storage else { continue }
-                    let targets = row.carries(relationship.property) ? declaration.read(model!) : nil
+                    let targets = row.carries(relationship.property) ? declaration.read(model.pointee) : nil
                     if cleared.contains(relationship.property) {
                         try saver.requireNil(targets, relationship, table)
                         for position in positions { row.setNull(at: position) }
@@ -205,7 +221,7 @@ final class GraphSaver {
                 let relationship = relationships[index]
                 let declaration = declarations[index]
                 index += 1
-                var carried = row.carries(relationship.property) ? declaration.read(model!) : nil
+                var carried = row.carries(relationship.property) ? declaration.read(model.pointee) : nil
                 if cleared.contains(relationship.property) {
                     try saver.requireNil(carried, relationship, table)
                     carried = []

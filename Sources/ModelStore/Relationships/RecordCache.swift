@@ -56,10 +56,11 @@ final class RecordCache<T: StoredModel> {
         var links: [SQLValue] = []
         var positions = KeyIndex()
         /// The number of the load that reached each record first and fills it, or -1.
-        var expandedIn: [Int] = []
+        /// (Narrow types: these grow by one per record a load reads.)
+        var expandedIn: [Int32] = []
         /// For records decoded with their parent already in the inverse property, that
         /// property's relationship index; -1 for the others.
-        var injected: [Int] = []
+        var injected: [Int16] = []
         /// Where a record's copy being filled lives in `filled`, or -1 while it is unchanged
         /// from its stored values (most related records never change: no second copy).
         var filledSlot: [Int] = []
@@ -112,11 +113,11 @@ final class RecordCache<T: StoredModel> {
     }
 
     /// The number of the load that reached the record first, or -1.
-    func expandedIn(_ position: Int) -> Int {
+    func expandedIn(_ position: Int) -> Int32 {
         state.pointee.expandedIn[position]
     }
 
-    func markExpanded(_ position: Int, in load: Int) {
+    func markExpanded(_ position: Int, in load: Int32) {
         state.pointee.expandedIn[position] = load
     }
 
@@ -128,7 +129,7 @@ final class RecordCache<T: StoredModel> {
     /// closure rather than a collection: generic collection code is not specialized here).
     @discardableResult
     /// `injected` is the index of the relationship decoded with the parent's value, or -1.
-    func add(_ model: T, key: RecordKey, injected: Int = -1, link: (Int) -> SQLValue) -> Int {
+    func add(_ model: T, key: RecordKey, injected: Int16 = -1, link: (Int) -> SQLValue) -> Int {
         let position = sizes.pointee.count
         if position == sizes.pointee.capacity { grow() }
         (storage.pointee.shallow + position).initialize(to: model)
@@ -184,7 +185,7 @@ final class RecordCache<T: StoredModel> {
         guard injected >= 0 else { return storage.pointee.shallow[position] }
         var bare = storage.pointee.shallow[position]
         // A to-one (only to-ones are decoded with a parent) given no models becomes nil.
-        T.relationships[injected].assign(&bare, ())
+        T.relationships[Int(injected)].assign(&bare, ())
         return bare
     }
 
