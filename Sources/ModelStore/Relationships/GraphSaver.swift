@@ -73,6 +73,7 @@ final class GraphSaver {
         func clear() {}
     }
 
+    /// The save of one model of type `M`.
     ///
     /// Its state is touched many times per model, so it is kept out of the runtime's
     /// exclusivity checks (`@exclusivity(unchecked)`: only the saver's one thread uses a

@@ -16,10 +16,46 @@ private struct Tree: Codable, Sendable {
     var children: [Tree]
 }
 
+/// A nesting type with more to code per level, so more stack per level.
+private struct Branch: Codable, Sendable {
+    var name = "branch"
+    var weight = 1.5
+    var count = 3
+    var tags = ["a", "b"]
+    var note: String? = "note"
+    var serial: Int64 = 42
+    var open = true
+    var sizes = [1, 2, 3]
+    var label = "label"
+    var ratio: Double? = 0.25
+    var children: [Branch] = []
+
+    static func chain(_ depth: Int) -> Branch {
+        var branch = Branch()
+        for _ in 1..<depth {
+            var outer = Branch()
+            outer.children = [branch]
+            branch = outer
+        }
+        return branch
+    }
+
+    var depth: Int {
+        var depth = 1
+        var node = self
+        while let child = node.children.first {
+            depth += 1
+            node = child
+        }
+        return depth
+    }
+}
+
 private struct Document: StoredModel {
     var id: Int
     var title: String?
     var tree: Tree?
+    var branch: Branch?
     static let primaryKey = ["id"]
 }
 
@@ -264,21 +300,24 @@ struct DeepGraphTests {
 
     // MARK: Nested values
 
-    /// `Tree.chain(d)` nests 2·d levels (an object and an array per tree), so 128 trees are
-    /// exactly the limit.
+    /// `Tree.chain(d)` nests 2·d levels (an object and an array per tree), so 64 trees are
+    /// exactly the limit; so are 64 branches.
     static let treesAtTheLimit = NestingLimit.maximum / 2
 
     @Test func aValueNestedToTheLimitSavesAndLoadsOnASmallStack() throws {
         let test = try TestStore()
         let store = test.store
-        let depth = try onSmallStack {
+        let (depth, branchDepth) = try onSmallStack {
             let tree = Tree.chain(Self.treesAtTheLimit)
             try Document(id: 1, title: "deep", tree: tree).save(in: store)
             let loaded = try #require(try Document.find(key: 1, in: store)?.tree)
-            return loaded.depth
+            try Document(id: 2, branch: Branch.chain(Self.treesAtTheLimit)).save(in: store)
+            let branch = try #require(try Document.find(key: 2, in: store)?.branch)
+            return (loaded.depth, branch.depth)
         }
         #expect(depth == Self.treesAtTheLimit)
-        #expect(try test.rawRows("SELECT tree FROM Document") == [[.text(Tree.json(depth: Self.treesAtTheLimit))]])
+        #expect(branchDepth == Self.treesAtTheLimit)
+        #expect(try test.rawRows("SELECT tree FROM Document WHERE id = 1") == [[.text(Tree.json(depth: Self.treesAtTheLimit))]])
     }
 
     @Test(arguments: [DeepGraphTests.treesAtTheLimit + 1, 10_000])
