@@ -32,7 +32,7 @@ struct SaveTests {
         test.resetSQL()
         try Snack(snackId: 1, name: "b").save(in: test.store)
         #expect(test.dataSQL == [
-            #"INSERT INTO "Snack" ("snackId", "name", "tags") VALUES (?, ?, ?) ON CONFLICT ("snackId") DO UPDATE SET "name" = excluded."name", "tags" = excluded."tags" WHERE "name" IS NOT excluded."name" OR "tags" IS NOT excluded."tags""#,
+            #"INSERT INTO "Snack" ("snackId", "name", "tags") VALUES (?, ?, ?) ON CONFLICT ("snackId") DO UPDATE SET "name" = excluded."name", "tags" = excluded."tags" WHERE "name" IS NOT excluded."name" COLLATE BINARY OR "tags" IS NOT excluded."tags" COLLATE BINARY"#,
         ])
     }
 

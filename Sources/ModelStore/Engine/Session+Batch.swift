@@ -33,7 +33,8 @@ extension Session {
                 let outcome: SaveOutcome
                 if let graph {
                     graph.startElement()
-                    outcome = try graph.save(model, mode: .upsert).outcome
+                    let before = connection.totalChanges
+                    outcome = try graph.save(model, mode: .upsert).outcome.counting(related: connection.totalChanges != before)
                 } else {
                     outcome = try upsert(row, table, owner, reuse: &reuse)
                 }

@@ -27,7 +27,9 @@ extension Session {
     func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
         let table = try table(M.self)
         guard table.relationships.isEmpty else {
+            let before = connection.totalChanges
             return try GraphSaver(session: self).save(model, mode: mode, clearing: clearing).outcome
+                .counting(related: connection.totalChanges != before)
         }
         let row = RowEncoder(layout: table.layout)
         try row.encode(model)
@@ -168,6 +170,15 @@ extension Session {
         defer { statement.reset() }
         try statement.bind(key)
         return try statement.step()
+    }
+}
+
+extension SaveOutcome {
+    /// A graph save whose root record was unchanged but which wrote related records or links
+    /// did change something: it reports `.updated`, never "nothing was written".
+    @inline(__always)
+    func counting(related wroteSomething: Bool) -> SaveOutcome {
+        self == .unchanged && wroteSomething ? .updated : self
     }
 }
 

@@ -40,7 +40,9 @@ enum StatementCatalog: Int {
             // `?`s number on from the last of them.
             let names = table.columns.indices.filter(shape.contains).map { quoted(table.columns[$0].name) }
             let assignments = names.enumerated().map { "\($1) = ?\($0 + 1)" }.joined(separator: ", ")
-            let changed = names.enumerated().map { "\($1) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")
+            // COLLATE BINARY: a column's own collation (NOCASE, RTRIM, in a table another tool
+            // made) would call "Bob" equal to "bob" and skip a real change.
+            let changed = names.enumerated().map { "\($1) IS NOT ?\($0 + 1) COLLATE BINARY" }.joined(separator: " OR ")
             return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition) AND (\(changed))"
         case .insert, .insertIfAbsent, .upsert:
             let positions = table.columns.indices.filter(shape.contains)
@@ -64,7 +66,8 @@ enum StatementCatalog: Int {
         guard !updated.isEmpty else { return " ON CONFLICT DO NOTHING" }
         let names = updated.map { quoted(table.columns[$0].name) }
         let action = " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            + " WHERE " + names.map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
+            // COLLATE BINARY: see updateByKeyIfChanged; bytes decide what changed.
+            + " WHERE " + names.map { "\($0) IS NOT excluded.\($0) COLLATE BINARY" }.joined(separator: " OR ")
         var sql = " ON CONFLICT (\(table.keyOrder))" + action
         guard Connection.supportsMultipleUpsertClauses else { return sql }
         for index in table.indexes where index.isUnique && index.positions.allSatisfy(shape.contains) {

@@ -130,6 +130,11 @@ final class Connection {
         return try statement.step() ? statement.value(at: 0) : nil
     }
 
+    /// Rows changed by every INSERT, UPDATE or DELETE since the connection opened.
+    var totalChanges: Int64 {
+        sqlite3_total_changes64(handle)
+    }
+
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     var changes: Int {
         Int(sqlite3_changes64(handle))

@@ -20,3 +20,13 @@ extension SchemaMigrator {
         }
     }
 }
+
+extension TableDescription {
+    /// The join tables of the model's relationships that use one.
+    var joinTables: [JoinTableDescription] {
+        relationships.compactMap { relationship in
+            if case .joinTable(let join) = relationship.storage { return join }
+            return nil
+        }
+    }
+}

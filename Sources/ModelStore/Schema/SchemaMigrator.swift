@@ -56,24 +56,37 @@ enum SchemaMigrator {
 
     /// Checks, without writing, that the table exists and has every column: true when it
     /// can be used as it is.
-    static func isReady(_ table: TableDescription, on connection: Connection) throws -> Bool {
-        guard let existing = try inspect(table, on: connection) else { return false }
+    /// What a reader can do with the stored table, checked without writing.
+    enum Readiness {
+        /// Absent, or lacking a column the model has: only the writer can fix it.
+        case needsWriter
+        /// Every column is there, but a join table or an index is missing: reads work (a
+        /// missing join table holds no links), writes need the writer first.
+        case readable(missingJoinTables: [JoinTableDescription])
+        /// Exactly as the writer would leave it.
+        case complete
+    }
+
+    static func readiness(_ table: TableDescription, on connection: Connection) throws -> Readiness {
+        guard let existing = try inspect(table, on: connection) else { return .needsWriter }
         try checkPrimaryKey(table, existing)
         try checkColumnTypes(table, existing, on: connection)
         try checkJoinTables(table, on: connection)
-        guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return false }
+        guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return .needsWriter }
+        var missing: [JoinTableDescription] = []
         for relationship in table.relationships {
             if case .joinTable(let join) = relationship.storage,
                 try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(join.name)]) == nil
             {
-                return false
+                missing.append(join)
             }
         }
+        var indexed = true
         for index in table.indexes {
             guard try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index.name)]) != nil
-            else { return false }
+            else { indexed = false; break }
         }
-        return true
+        return missing.isEmpty && indexed ? .complete : .readable(missingJoinTables: missing)
     }
 
     static func inspect(_ table: TableDescription, on connection: Connection) throws -> ExistingTable? {

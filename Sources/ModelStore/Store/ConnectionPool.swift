@@ -120,8 +120,7 @@ final class ConnectionPool: @unchecked Sendable {
                         return
                     }
                     writerLink = PooledConnection(connection)
-                    identity = FileIdentity(path: path)
-                    if let identity { Self.openFiles.withLock { $0[Self.key(path), default: [:]][identity, default: 0] += 1 } }
+                    register(path)
                 }
             }
         }
@@ -145,27 +144,46 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// Notes the file's identity, to notice it being replaced, in the process-wide registry.
+    private func register(_ path: String) {
+        identity = FileIdentity(path: path)
+        if let identity { Self.openFiles.withLock { $0[Self.key(path), default: [:]][identity, default: 0] += 1 } }
+    }
+
     /// Makes the store read-only and opens its first reader, checking the file can be read.
     private func openForReading(_ path: String) throws {
         readOnly = true
         func openChecked() throws -> PooledConnection {
             let link = try makeReader()
+            try Self.checkHeader(of: link.connection, path: path)
             _ = try link.connection.scalar("PRAGMA schema_version")
             return link
         }
         let link: PooledConnection
         do {
             link = try openChecked()
-        } catch let error as ModelStoreError where error.code == .cannotOpen && !requestedReadOnly
+        } catch let error as ModelStoreError where error.code == .cannotOpen && Self.isOnReadOnlyMedia(path)
             && !FileManager.default.fileExists(atPath: path + "-wal")
         {
             // A WAL database on read-only media needs a `-shm` it cannot create; with no
-            // `-wal` beside it, the file alone holds every commit and cannot change.
+            // `-wal` beside it, the file alone holds every commit, and on such media nothing
+            // can change it. Anywhere else (a directory another user owns, say) the file may
+            // still change, so immutable reads would be wrong: the error stands.
             readersUseImmutableURI = true
             link = try openChecked()
         }
         readerCount += 1
         idleReaders.append(link)
+        register(path)
+    }
+
+    /// Whether the file system holding `path` is mounted read-only.
+    private static func isOnReadOnlyMedia(_ path: String) -> Bool {
+        var info = statvfs()
+        guard statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &info) == 0 else {
+            return false
+        }
+        return info.f_flag & UInt(ST_RDONLY_FLAG) != 0
     }
 
     /// Refuses a file that cannot be an intact database before SQLite reads it, so a damaged
@@ -285,22 +303,30 @@ final class ConnectionPool: @unchecked Sendable {
     // MARK: Closing
 
     /// Waits for readers in use, folds the WAL into the database file and closes every
-    /// connection. Later calls throw `.closed`. Idempotent.
-    func close() {
+    /// connection. Later calls throw `.closed`. Idempotent. Returns false when the WAL could
+    /// not be folded in completely (another connection was reading an older snapshot): the
+    /// file alone is then not yet complete.
+    func close() -> Bool {
         condition.lock()
         closed = true
         while checkedOut > 0 { condition.wait() }
         condition.unlock()
-        closeConnections()
+        return closeConnections(waiting: true)
     }
 
-    private func closeConnections() {
+    /// Closes every connection, writer last. `waiting`: a `TRUNCATE` checkpoint that waits up
+    /// to the busy timeout for readers; otherwise a `PASSIVE` one that never waits (a store
+    /// released on the main thread must not stall it). SQLite checkpoints again, and deletes
+    /// the WAL, when the file's last connection anywhere closes.
+    @discardableResult
+    private func closeConnections(waiting: Bool = false) -> Bool {
         condition.lock()
         if let identity, case .file(let path) = location {
             Self.openFiles.withLock { files in
-                files[Self.key(path)]?[identity]? -= 1
-                if files[Self.key(path)]?[identity] == 0 { files[Self.key(path)]?[identity] = nil }
-                if files[Self.key(path)]?.isEmpty == true { files[Self.key(path)] = nil }
+                let key = Self.key(path)
+                files[key]?[identity]? -= 1
+                if files[key]?[identity] == 0 { files[key]?[identity] = nil }
+                if files[key]?.isEmpty == true { files[key] = nil }
             }
             self.identity = nil
         }
@@ -311,12 +337,21 @@ final class ConnectionPool: @unchecked Sendable {
         readerCount = 0
         condition.unlock()
         for reader in readers { reader.connection.close() }
+        var complete = true
         if let writer {
-            // So the database file alone holds every commit, even when another process keeps
-            // the WAL open; SQLite checkpoints again as the last connection closes.
-            if case .file = location { try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            if case .file = location {
+                // (busy, frames in the log, frames folded in): complete when nothing was busy
+                // and every frame is in the file (TRUNCATE leaves an empty log: 0, 0).
+                let statement = try? writer.connection.makeStatement("PRAGMA wal_checkpoint(\(waiting ? "TRUNCATE" : "PASSIVE"))")
+                if let statement, (try? statement.step()) == true {
+                    complete = statement.int64(at: 0) == 0 && statement.int64(at: 1) == statement.int64(at: 2)
+                } else {
+                    complete = false
+                }
+            }
             writer.connection.close()
         }
+        return complete
     }
 
     /// The files this process's stores have open for writing, by path: a store opened on a
@@ -324,8 +359,14 @@ final class ConnectionPool: @unchecked Sendable {
     /// one open would pair the new file with the old one's `-wal`, which SQLite finds by name.
     private static let openFiles = Locked<[String: [FileIdentity: Int]]>([:])
 
+    /// The path with its directory resolved (symbolic links, `..`), so every spelling of one
+    /// file gives one key; the directory still exists when the file was deleted or replaced.
     private static func key(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.path
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let directory = url.deletingLastPathComponent().path
+        guard let resolved = realpath(directory, nil) else { return url.path }
+        defer { free(resolved) }
+        return String(cString: resolved) + "/" + url.lastPathComponent
     }
 
     private static func refuseReplacedFile(at path: String) throws {
@@ -405,6 +446,9 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 }
+
+/// `ST_RDONLY` of `statvfs(3)`: 1 on Linux and on Apple platforms alike.
+private let ST_RDONLY_FLAG = 1
 
 /// A file's device and inode, read by path: equal while the path names the same file.
 struct FileIdentity: Hashable {

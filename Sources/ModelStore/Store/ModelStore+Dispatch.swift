@@ -15,6 +15,7 @@ extension ModelStore {
             if let context = SessionContext.current(for: id) {
                 return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
             }
+            try refuseInsideBlock()
             do {
                 if readsSkipBarriers { return try runRead(body) }
                 return try queue.sync { try runRead(body) }
@@ -41,6 +42,7 @@ extension ModelStore {
                     throw error
                 }
             }
+            try refuseInsideBlock()
             return try queue.sync(flags: .barrier) { try runWrite(body) }
         } catch {
             throw attributed(error)
@@ -68,7 +70,9 @@ extension ModelStore {
             do {
                 let result = try link.connection.inTransaction {
                     try link.noticeSchemaChanges(in: self)
-                    return try body(Session(store: self, link: link, role: .writer))
+                    let result = try body(Session(store: self, link: link, role: .writer))
+                    try link.recordOwnSchemaChanges()
+                    return result
                 }
                 link.commitPending(to: self)
                 return result
@@ -92,8 +96,8 @@ extension ModelStore {
     ) {
         let deliver = completionQueue
         if SessionContext.current(for: id) != nil {
-            let result = Result<T, any Error> { try read(body) }
-            deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) }
+            let result = Result<T, any Error> { try read(body) }.mapError { ModelStoreError.wrapping($0) }
+            deliverInline(result, on: deliver, to: completion)
             return
         }
         submitRead(body) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
@@ -111,11 +115,23 @@ extension ModelStore {
     ) {
         let deliver = completionQueue
         if SessionContext.current(for: id) != nil {
-            let result = Result<T, any Error> { try write(body) }
-            deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) }
+            let result = Result<T, any Error> { try write(body) }.mapError { ModelStoreError.wrapping($0) }
+            deliverInline(result, on: deliver, to: completion)
             return
         }
         submitWrite(body) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
+    }
+
+    /// Hands the result of a completion-form call that ran inline in a block to its handler:
+    /// on the completion queue, or at once when the block itself holds that queue (a block
+    /// started in a completion handler, or on the main thread with `completionQueue = .main`),
+    /// where a handler sent to the queue would wait for the block that may wait for it.
+    func deliverInline<R: Sendable>(_ result: R, on queue: DispatchQueue, to completion: @escaping @Sendable (R) -> Void) {
+        if BlockMarker.current?.holdsCompletionQueue(for: id) == true {
+            completion(result)
+        } else {
+            queue.async { completion(result) }
+        }
     }
 
     // MARK: async
@@ -140,8 +156,14 @@ extension ModelStore {
 
     func submitRead<T: Sendable>(
         _ body: @escaping @Sendable (Session) throws -> T,
-        then finish: @escaping @Sendable (Result<T, any Error>) -> Void
+        then deliver: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
+        // Counted until delivered, through a hand-off to the writer too: close() waits for it.
+        inFlight.begin()
+        let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+            deliver(result)
+            self.inFlight.end()
+        }
         (readsSkipBarriers ? DispatchQueue.global() : queue).async {
             do {
                 finish(.success(try self.runRead(body)))
@@ -157,8 +179,10 @@ extension ModelStore {
         _ body: @escaping @Sendable (Session) throws -> T,
         then finish: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
+        inFlight.begin()
         queue.async(flags: .barrier) {
             finish(Result { try self.runWrite(body) }.mapError(self.attributed))
+            self.inFlight.end()
         }
     }
 
@@ -167,17 +191,19 @@ extension ModelStore {
     /// Runs `body` on a reader inside a read transaction (one consistent snapshot).
     func readBlock<T>(_ body: () throws -> T) throws -> T {
         if SessionContext.current(for: id) != nil { return try body() }
-        if readsSkipBarriers { return try runReadBlock(body) }
-        return try queue.sync { try runReadBlock(body) }
+        try refuseInsideBlock()
+        let holdsCompletionQueue = isOnCompletionQueue
+        if readsSkipBarriers { return try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue) }
+        return try queue.sync { try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue) }
     }
 
     /// `readBlock` for code already running on the queue (never `queue.sync` from there: a
     /// barrier submitted meanwhile would wait for us while we wait for it).
-    func runReadBlock<T>(_ body: () throws -> T) throws -> T {
+    func runReadBlock<T>(_ body: () throws -> T, holdsCompletionQueue: Bool = false) throws -> T {
         try pool.withReader { link in
             defer { link.dropStandIns() }
             return try SessionContext.with(store: id, link: link, isWriter: false) {
-                try link.connection.inReadTransaction { try withBlockMarker(body) }
+                try link.connection.inReadTransaction { try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
             }
         }
     }
@@ -186,8 +212,8 @@ extension ModelStore {
 
     /// Runs the user's block marked, so that an `async` call made from a task it starts
     /// (which inherits the marker) knows it would wait for the block.
-    func withBlockMarker<T>(_ body: () throws -> T) rethrows -> T {
-        let marker = BlockMarker(store: id, outer: BlockMarker.current)
+    func withBlockMarker<T>(holdsCompletionQueue: Bool = false, _ body: () throws -> T) rethrows -> T {
+        let marker = BlockMarker(store: id, outer: BlockMarker.current, holdsCompletionQueue: holdsCompletionQueue)
         defer { marker.end() }
         return try BlockMarker.$current.withValue(marker) { try body() }
     }
@@ -198,8 +224,8 @@ extension ModelStore {
         guard BlockMarker.current?.isActive(for: id) == true else { return }
         throw attributed(ModelStoreError(
             .reentrancy,
-            "An async call was made on a store from a task started inside one of its blocks (transaction or read) while the block runs; it would wait for the block, and a block waiting for it would never end.",
-            suggestion: "Inside a block, call the synchronous form (it joins the block), or make the call after the block returns."))
+            "A call was made on a store from a task started inside one of its blocks (transaction or read) while the block runs; it would wait for the block, and a block waiting for it would never end.",
+            suggestion: "Inside a block, make the call in the block itself (it joins the block), or after the block returns."))
     }
 
     /// Names the model in a schema error raised below the engine, which knows only SQL.
@@ -227,11 +253,24 @@ final class BlockMarker: Sendable {
 
     let store: ObjectIdentifier
     let outer: BlockMarker?
+    /// Whether the block was started on the store's completion queue, which it then holds.
+    let holdsCompletionQueue: Bool
     private let running = Locked(true)
 
-    init(store: ObjectIdentifier, outer: BlockMarker?) {
+    init(store: ObjectIdentifier, outer: BlockMarker?, holdsCompletionQueue: Bool) {
         self.store = store
         self.outer = outer
+        self.holdsCompletionQueue = holdsCompletionQueue
+    }
+
+    /// Whether a running block of `store` in this chain holds its completion queue.
+    func holdsCompletionQueue(for store: ObjectIdentifier) -> Bool {
+        var marker: BlockMarker? = self
+        while let candidate = marker {
+            if candidate.store == store, candidate.holdsCompletionQueue, candidate.running.current { return true }
+            marker = candidate.outer
+        }
+        return false
     }
 
     func end() { running.withLock { $0 = false } }

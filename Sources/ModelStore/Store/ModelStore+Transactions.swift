@@ -16,7 +16,8 @@ extension ModelStore {
     /// - Throws: What `body` throws (after rolling back), or `ModelStoreError` when the
     ///   transaction cannot begin or commit.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try write { _ in try withBlockMarker(body) }
+        let holdsCompletionQueue = SessionContext.current(for: ObjectIdentifier(self)) == nil && isOnCompletionQueue
+        return try write { _ in try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
     }
 
     /// Runs `body` as one transaction later; `completion` gets its result on
@@ -29,7 +30,7 @@ extension ModelStore {
         if SessionContext.current(for: ObjectIdentifier(self)) != nil {
             // Inside this store's own work: join it, as the synchronous form does.
             let result = Result { try transaction(body) }
-            deliver.async { completion(result) }
+            deliverInline(result, on: deliver, to: completion)
             return
         }
         submitWrite({ _ in try self.withBlockMarker(body) }) { result in deliver.async { completion(result) } }
@@ -55,9 +56,11 @@ extension ModelStore {
     /// Runs `body` as a read block without blocking the calling task.
     public func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try refuseInsideBlock()
+        inFlight.begin()
         return try await withCheckedThrowingContinuation { continuation in
             (readsSkipBarriers ? DispatchQueue.global() : queue).async {
                 continuation.resume(with: Result { try self.runReadBlock(body) })
+                self.inFlight.end()
             }
         }
     }

@@ -29,6 +29,7 @@ public final class ModelStore: @unchecked Sendable {
         /// Whether the store only reads: it never creates, changes or checkpoints the file,
         /// and every write throws `.readOnly`. Default: false. A store whose file or location
         /// cannot be written (read-only media, permissions) opens read-only by itself.
+        /// In-memory stores ignore it: they start empty, so there is nothing to read.
         public var readOnly: Bool
 
         /// Creates a configuration.
@@ -69,9 +70,14 @@ public final class ModelStore: @unchecked Sendable {
     /// schema changes behind its back, their columns must still be there (see
     /// `requireStillPresent`), and errors from SQL are attributed to their models.
     let knownTables = Locked<[ObjectIdentifier: TableDescription]>([:])
+    /// Work submitted and not finished, which `close()` waits for.
+    let inFlight = InFlight()
     /// Derived table and index names, checked for collisions between declarations.
     let schemaNames = Locked(SchemaNames())
     private let completionQueueBox: Locked<DispatchQueue>
+    /// Marks `completionQueue`, so a block started on it knows that handlers sent there would
+    /// wait for the block.
+    let completionKey = DispatchSpecificKey<Bool>()
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -117,15 +123,22 @@ public final class ModelStore: @unchecked Sendable {
         self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
         // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
         if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
-        self.completionQueueBox = Locked(
-            DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")"))
+        let completions = DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")")
+        completions.setSpecific(key: completionKey, value: true)
+        self.completionQueueBox = Locked(completions)
     }
 
     /// Where completion handlers run. By default a serial queue of the store's own, which
     /// works in command-line tools that never run a main loop; an app may set `.main`.
     public var completionQueue: DispatchQueue {
         get { completionQueueBox.current }
-        set { completionQueueBox.withLock { $0 = newValue } }
+        set {
+            completionQueueBox.withLock { queue in
+                queue.setSpecific(key: completionKey, value: nil)
+                newValue.setSpecific(key: completionKey, value: true)
+                queue = newValue
+            }
+        }
     }
 
     /// Receives the SQL text of every statement the store runs (values are never included,
@@ -138,6 +151,13 @@ public final class ModelStore: @unchecked Sendable {
         pool.setTrace(handler)
     }
 
+    /// Whether the calling thread is running on `completionQueue` (a completion handler, or
+    /// the main thread when the completion queue is `.main`).
+    var isOnCompletionQueue: Bool {
+        if DispatchQueue.getSpecific(key: completionKey) == true { return true }
+        return Thread.isMainThread && completionQueue === DispatchQueue.main
+    }
+
     /// Whether the store refuses writes: opened with `Configuration.readOnly`, or on a file
     /// or location that cannot be written (then reads still work). Opens the file if it is
     /// not open yet; false when it cannot be opened at all (calls then say why).
@@ -146,24 +166,62 @@ public final class ModelStore: @unchecked Sendable {
         return pool.isReadOnly
     }
 
-    /// Finishes the work already submitted, folds the write-ahead log into the database file
-    /// (so the `.sqlite` file alone holds every commit and can be copied), and closes every
-    /// connection. Later calls on the store throw `.closed`. Closing twice does nothing.
-    /// A store also closes when its last reference goes away.
+    /// Finishes the work already submitted (in every call form), folds the write-ahead log
+    /// into the database file (so the `.sqlite` file alone holds every commit and can be
+    /// copied), and closes every connection. Later calls on the store throw `.closed`.
+    /// Closing twice does nothing. A store also closes when its last reference goes away
+    /// (then it never waits for other connections' readers).
     ///
     /// ```swift
     /// try store.close()
     /// try FileManager.default.copyItem(atPath: path, toPath: backup)   // complete
     /// ```
     /// - Throws: `ModelStoreError` `.reentrancy` when called from inside this store's own
-    ///   work (a transaction, read block or completion of its queue), which it would wait for.
+    ///   work (a transaction or read block), which it would wait for; `.busy` when the store
+    ///   closed but another connection (another store or process) kept reading an older
+    ///   snapshot past the busy timeout, so part of the log is not in the file yet — it will
+    ///   be when the last connection closes.
     public func close() throws {
-        if SessionContext.current(for: ObjectIdentifier(self)) != nil {
+        if SessionContext.current(for: ObjectIdentifier(self)) != nil || BlockMarker.current?.isActive(for: ObjectIdentifier(self)) == true {
             throw ModelStoreError(
                 .reentrancy, "close() was called inside a block of the store it closes, which it would wait for.",
                 suggestion: "Close the store after the block returns.")
         }
-        queue.sync(flags: .barrier) { pool.close() }
+        inFlight.waitUntilIdle()
+        let complete = queue.sync(flags: .barrier) { pool.close() }
+        guard complete else {
+            throw ModelStoreError(
+                .busy,
+                "The store at \(path ?? "in-memory") is closed, but another connection kept reading an older snapshot, so part of the write-ahead log is not in the database file yet; the file alone is not complete until that connection closes.",
+                suggestion: "Close the other stores on the file (or end the other process's reads) before copying the file.")
+        }
+    }
+}
+
+/// Counts work submitted to a store and not finished yet (completion and `async` forms,
+/// reads that skip the queue, a read handed to the writer), so `close()` can wait for it.
+final class InFlight: @unchecked Sendable {
+    // @unchecked: `count` is read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var count = 0
+
+    func begin() {
+        condition.lock()
+        count += 1
+        condition.unlock()
+    }
+
+    func end() {
+        condition.lock()
+        count -= 1
+        if count == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    func waitUntilIdle() {
+        condition.lock()
+        while count > 0 { condition.wait() }
+        condition.unlock()
     }
 }
 

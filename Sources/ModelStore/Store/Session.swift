@@ -45,27 +45,38 @@ struct Session {
                 try prepare(relationship.target)
             }
         case .reader, .pinnedReader:
-            // A model nothing has written yet has no records. Its read must not need the
-            // writer (a read block cannot use it; another process may hold the write lock;
-            // the store may be read-only): an empty stand-in in this connection's temp schema
-            // answers every query, and goes when the read ends.
-            if try SchemaMigrator.inspect(table, on: connection) == nil {
-                try link.createStandIn(for: table, id)
-                return table
-            }
-            // A table that is already complete needs no writer: reads keep working while
-            // another process holds the write lock.
-            guard try SchemaMigrator.isReady(table, on: connection) else {
+            switch try SchemaMigrator.readiness(table, on: connection) {
+            case .complete:
+                // A table that is already complete needs no writer: reads keep working while
+                // another process holds the write lock.
+                store.registry.withLock { $0[id] = table }
+                store.knownTables.withLock { $0[id] = table }
+                link.tables[id] = table
+            case .readable(let missingJoinTables):
+                // A missing join table holds no links, and a missing index changes no answer:
+                // read now, with empty stand-ins, and leave the table to the writer to finish.
+                try link.createStandIn(for: table, id, includingTable: false, joinTables: missingJoinTables)
+            case .needsWriter:
+                if try SchemaMigrator.inspect(table, on: connection) == nil {
+                    // A table this store has checked before was dropped behind its back: that
+                    // is an error, not an empty table.
+                    if store.knownTables.withLock({ $0[id] != nil }) {
+                        try SchemaMigrator.requireStillPresent(table, on: connection)
+                    }
+                    // A model nothing has written yet has no records. Its read must not need
+                    // the writer (a read block cannot use it; another process may hold the
+                    // write lock; the store may be read-only): an empty stand-in in this
+                    // connection's temp schema answers every query, and goes when the read ends.
+                    try link.createStandIn(for: table, id, includingTable: true, joinTables: table.joinTables)
+                    return table
+                }
                 guard role == .pinnedReader else { throw NeedsWriter() }
                 throw ModelStoreError(
                     .reentrancy,
-                    "\(table.modelName) is used for the first time inside a read block, and its table needs creating or extending, which a read cannot do.",
+                    "\(table.modelName) is used for the first time inside a read block, and its table needs a column the model gained, which a read cannot add.",
                     model: table.modelName,
-                    suggestion: "Use \(table.modelName) once outside the read block first (any call prepares its table), or use a transaction block.")
+                    suggestion: "Use \(table.modelName) once outside the read block first (any call adds the column), or use a transaction block.")
             }
-            store.registry.withLock { $0[id] = table }
-            store.knownTables.withLock { $0[id] = table }
-            link.tables[id] = table
         }
         return table
     }
@@ -83,21 +94,29 @@ extension PooledConnection {
         store.registry.withLock { $0.merge(prepared) { _, new in new } }
         store.knownTables.withLock { $0.merge(prepared) { _, new in new } }
         tables.merge(prepared) { _, new in new }
-        // The transaction's own DDL changed the schema version; it is not a change from outside.
-        schemaVersion = try? readSchemaVersion()
     }
 
     /// Called at the start of each write transaction: when another connection or process
     /// changed the schema since this one last looked (a column retyped by rebuilding the
-    /// table, a table dropped and made again), every table is checked again before it is
-    /// written, so a write never relies on a table that is not what the store checked.
+    /// table, a table dropped and made again) — or this is the writer's first transaction,
+    /// and readers may have checked tables before anything was compared — every table is
+    /// checked again before it is written, so a write never relies on a table that is not
+    /// what the store checked.
     func noticeSchemaChanges(in store: ModelStore) throws {
         let version = try readSchemaVersion()
-        if let known = schemaVersion, known != version {
+        if schemaVersion == nil || schemaVersion != version {
             tables = [:]
             store.registry.withLock { $0 = [:] }
         }
         schemaVersion = version
+    }
+
+    /// Called at the end of a write transaction, before it commits: the transaction's own DDL
+    /// changed the schema version, which is not a change from outside. Read inside the
+    /// transaction, so no other writer can slip a change in between.
+    func recordOwnSchemaChanges() throws {
+        guard !pending.isEmpty else { return }
+        schemaVersion = try readSchemaVersion()
     }
 
     private func readSchemaVersion() throws -> Int64? {
@@ -112,25 +131,30 @@ extension PooledConnection {
 }
 
 extension PooledConnection {
-    /// Creates empty temp tables standing in for `table` and its missing join tables, so a
-    /// read of a model that has never been written finds no records instead of failing.
-    func createStandIn(for table: TableDescription, _ id: ObjectIdentifier) throws {
+    /// Creates empty temp tables standing in for `table` (when `includingTable`) and for
+    /// those of `joinTables` the file lacks, so a read finds no records or links instead of
+    /// failing. The model's table is known on this connection until the read ends.
+    func createStandIn(for table: TableDescription, _ id: ObjectIdentifier, includingTable: Bool, joinTables: [JoinTableDescription]) throws {
         var statements: [String] = []
-        let columns = table.columns.map { quoted($0.name) + ($0.storage == .untyped ? "" : " " + $0.storage.rawValue) }
-        statements.append("CREATE TEMP TABLE \(table.quotedTable) (\(columns.joined(separator: ", ")))")
-        standIns.append(table.tableName)
-        for relationship in table.relationships {
-            guard case .joinTable(let join) = relationship.storage, !standIns.contains(join.name),
+        if includingTable, !standIns.contains(table.tableName) {
+            let columns = table.columns.map { quoted($0.name) + ($0.storage == .untyped ? "" : " " + $0.storage.rawValue) }
+            statements.append("CREATE TEMP TABLE \(table.quotedTable) (\(columns.joined(separator: ", ")))")
+            standIns.append(table.tableName)
+        }
+        for join in joinTables {
+            guard !standIns.contains(join.name),
                 try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(join.name)]) == nil
             else { continue }
             let joinColumns = (join.ownerColumns + join.targetColumns).map(quoted)
             statements.append("CREATE TEMP TABLE \(quoted(join.name)) (\(joinColumns.joined(separator: ", ")))")
             standIns.append(join.name)
         }
-        // Readers are query-only; the temp schema is the connection's own, never the file.
-        try connection.execute("PRAGMA query_only = 0")
-        defer { try? connection.execute("PRAGMA query_only = 1") }
-        for sql in statements { try connection.execute(sql) }
+        if !statements.isEmpty {
+            // Readers are query-only; the temp schema is the connection's own, never the file.
+            try connection.execute("PRAGMA query_only = 0")
+            defer { try? connection.execute("PRAGMA query_only = 1") }
+            for sql in statements { try connection.execute(sql) }
+        }
         standInModels.append(id)
         tables[id] = table
     }

@@ -49,6 +49,23 @@ struct BatchResultTests {
         #expect(try Member.save(changed, matching: keys, in: test.store) == BatchSaveResult(inserted: 0, updated: 1, unchanged: 299))
     }
 
+    /// A table another tool made with NOCASE or RTRIM collation: the change detection compares
+    /// bytes, so "bob" → "Bob" and "a" → "a   " are written, never skipped as unchanged.
+    @Test(arguments: ["NOCASE", "RTRIM"])
+    func aChangeThatTheColumnsCollationCallsEqualIsStillWritten(_ collation: String) throws {
+        let test = try TestStore(.file)
+        try test.rawExecute("CREATE TABLE Member (localId TEXT PRIMARY KEY, accountId INTEGER NOT NULL, friendId INTEGER NOT NULL, nickname TEXT COLLATE \(collation), score REAL)")
+        let changed = collation == "NOCASE" ? "BOB" : "bob   "
+        try Member(localId: "m", accountId: 1, friendId: 1, nickname: "bob").save(in: test.store)
+        #expect(try Member(localId: "m", accountId: 1, friendId: 1, nickname: changed).save(in: test.store) == .updated)
+        #expect(try Member.find(key: "m", in: test.store)?.nickname == changed)
+        #expect(try Member.save([Member(localId: "m", accountId: 1, friendId: 1, nickname: "bob")], in: test.store).updated == 1)
+        #expect(try Member.find(key: "m", in: test.store)?.nickname == "bob")
+        let keys = MatchKeys<Member>(shared: [\.accountId], varying: [\.friendId])
+        #expect(try Member.save([Member(localId: "x", accountId: 1, friendId: 1, nickname: changed)], matching: keys, in: test.store).updated == 1)
+        #expect(try Member.find(key: "m", in: test.store)?.nickname == changed)
+    }
+
     @Test func aBatchThatRepeatsAKeyCountsEachElementOnce() throws {
         let test = try TestStore(.file)
         let batch = [Member(localId: "a", accountId: 1, friendId: 1), Member(localId: "a", accountId: 1, friendId: 1), Member(localId: "a", accountId: 1, friendId: 2)]
