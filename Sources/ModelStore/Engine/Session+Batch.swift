@@ -1,18 +1,28 @@
 /// What a batch save did.
 public struct BatchSaveResult: Sendable, Equatable {
-    /// Records that did not exist before and were inserted.
+    /// Records that did not exist before and were inserted (related records included).
     public var inserted: Int
     /// Elements written to a record that already existed, or that an earlier element of the
     /// same batch had inserted.
     public var updated: Int
     /// Elements whose record already held every value they carry: nothing was written.
     public var unchanged: Int
+    // Related records a graph batch saves count as well, once for each element whose graph
+    // carries them: `inserted` is then every record the batch created.
 
     /// Creates a result.
     public init(inserted: Int, updated: Int, unchanged: Int = 0) {
         self.inserted = inserted
         self.updated = updated
         self.unchanged = unchanged
+    }
+
+    mutating func count(_ outcome: SaveOutcome) {
+        switch outcome {
+        case .inserted: inserted += 1
+        case .updated: updated += 1
+        case .unchanged: unchanged += 1
+        }
     }
 }
 
@@ -38,11 +48,7 @@ extension Session {
                 } else {
                     outcome = try upsert(row, table, owner, reuse: &reuse)
                 }
-                switch outcome {
-                case .inserted: result.inserted += 1
-                case .updated: result.updated += 1
-                case .unchanged: result.unchanged += 1
-                }
+                result.count(outcome)
             } catch let error as ModelStoreError {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }
@@ -51,6 +57,12 @@ extension Session {
         // model type, and the sequence machinery would look up metadata on every element.
         try models.withUnsafeBufferPointer { buffer in
             for offset in 0..<buffer.count { try save(buffer[offset], at: offset) }
+        }
+        if let graph {
+            // Related records count too: the result covers every record the save wrote.
+            result.inserted += graph.relatedOutcomes.inserted
+            result.updated += graph.relatedOutcomes.updated
+            result.unchanged += graph.relatedOutcomes.unchanged
         }
         return result
     }

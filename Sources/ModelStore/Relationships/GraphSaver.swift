@@ -20,6 +20,10 @@ final class GraphSaver {
     /// recursing, so a graph 100,000 levels deep needs no more thread stack than a flat one.
     @exclusivity(unchecked) private var stack: [Frame] = []
 
+    /// What happened to the related records (not the roots) this saver wrote: a batch adds
+    /// them to its result, so it covers every record the save touched.
+    private(set) var relatedOutcomes = BatchSaveResult(inserted: 0, updated: 0, unchanged: 0)
+
     init(session: Session) {
         self.session = session
     }
@@ -45,6 +49,12 @@ final class GraphSaver {
                 stack.removeLast()
                 recycle(frame)
                 guard let parent = stack.last else { return (outcome, key) }
+                relatedOutcomes.count(outcome)
+                parent.receive(key)
+            case .revisited(let key):
+                stack.removeLast()
+                recycle(frame)
+                guard let parent = stack.last else { return (.unchanged, key) }
                 parent.receive(key)
             }
         }
@@ -59,6 +69,8 @@ final class GraphSaver {
         case save(any StoredModel, links: [Int: SQLValue])
         /// The model is saved.
         case done(SaveOutcome, [SQLValue])
+        /// The model was saved earlier in this graph; only a parent's link was written.
+        case revisited([SQLValue])
     }
 
     /// One model being saved: the state a recursive save would keep in its stack frame.
@@ -179,7 +191,7 @@ final class GraphSaver {
                 guard saver.visited.insert(Visit(type: owner, key: RecordKey(key))).inserted else {
                     // Written earlier in this save: only a parent's link may still need writing.
                     if !links.isEmpty { try saver.writeLinks(links, key: key, table: table, owner: owner) }
-                    return .done(.updated, key)
+                    return .revisited(key)
                 }
                 stage = .targets
             }

@@ -74,3 +74,28 @@ struct BatchResultTests {
         #expect(result.inserted + result.updated + result.unchanged == batch.count)
     }
 }
+
+/// Batches of models with relationships count the related records they write.
+@Suite("Reliability: graph batch results count related records")
+struct GraphBatchResultTests {
+    @Test func aGraphBatchCountsEveryRecordItCreatesAndAnIdenticalReimportWritesNothing() throws {
+        let test = try TestStore(.file)
+        let teams = (1...10).map { team in
+            Team(id: Int64(team), name: "t\(team)", players: (1...5).map { Player(id: Int64(team * 100 + $0), name: "p\($0)") })
+        }
+        let first = try Team.save(teams, in: test.store)
+        #expect(first == BatchSaveResult(inserted: 60, updated: 0, unchanged: 0))
+        #expect(try Team.count(in: test.store) + Player.count(in: test.store) == first.inserted)
+        let walBefore = (try? FileManager.default.attributesOfItem(atPath: test.store.path! + "-wal")[.size] as? Int) ?? 0
+        #expect(try Team.save(teams, in: test.store) == BatchSaveResult(inserted: 0, updated: 0, unchanged: 60))
+        let walAfter = (try? FileManager.default.attributesOfItem(atPath: test.store.path! + "-wal")[.size] as? Int) ?? 0
+        #expect(walAfter == walBefore)
+        var changed = teams
+        changed[0].players![0].name = "renamed"
+        changed[1].players!.append(Player(id: 9_999, name: "new"))
+        let third = try Team.save(changed, in: test.store)
+        // One new player; updated: the renamed player, and teams 1 and 2, whose graphs wrote
+        // (a root that wrote related records or links counts as updated); the rest unchanged.
+        #expect(third == BatchSaveResult(inserted: 1, updated: 3, unchanged: 57))
+    }
+}

@@ -292,7 +292,8 @@ struct DeepGraphTests {
             top.dismantleReports()
             return result
         }
-        #expect(result == BatchSaveResult(inserted: 1, updated: 0))
+        // Every record of the chain is counted, the root and the related ones.
+        #expect(result == BatchSaveResult(inserted: n, updated: 0))
         #expect(try test.rawRows("SELECT count(*) FROM Employee") == [[.integer(Int64(n))]])
         #expect(try test.rawRows("SELECT count(*) FROM Employee WHERE manager_id = id - 1") == [[.integer(Int64(n - 1))]])
         #expect(try test.rawRows("SELECT id FROM Employee WHERE manager_id IS NULL") == [[.integer(1)]])
