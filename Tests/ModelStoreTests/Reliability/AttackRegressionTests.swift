@@ -205,24 +205,11 @@ struct AttackRegressionTests {
         let test = try TestStore(.file)
         let store = test.store
         let code = Locked<ModelStoreError.Code?>(nil)
-        let waited = Locked(false)
-        @Sendable func body() {
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                let found = errorCode { _ = inReadBlock ? try Snack.count(in: store) : try Snack(snackId: 1).save(in: store).hashValue }
-                code.withLock { $0 = found }
-                done.signal()
-            }
-            waited.withLock { $0 = done.wait(timeout: .now() + 60) == .success }
+        let finished = try await runTaskInsideABlock(of: store, readBlock: inReadBlock) {
+            let found = errorCode { _ = inReadBlock ? try Snack.count(in: store) : try Snack(snackId: 1).save(in: store).hashValue }
+            code.withLock { $0 = found }
         }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    if inReadBlock { try store.read { body() } } else { try store.transaction { body() } }
-                })
-            }
-        }
-        #expect(waited.current)
+        #expect(finished)
         #expect(code.current == .reentrancy)
     }
 }

@@ -18,6 +18,30 @@ func asyncErrorCode(_ body: () async throws -> Void) async -> ModelStoreError.Co
     return nil
 }
 
+/// Runs a `store.transaction` (or `store.read`) block on a thread of its own, which starts a
+/// `Task` doing `work` and waits for it; returns whether the task finished while the block
+/// waited. The block's thread is not one of the shared pool's, so the task can get one
+/// even while other tests block theirs.
+func runTaskInsideABlock(of store: ModelStore, readBlock: Bool, _ work: @escaping @Sendable () async -> Void) async throws -> Bool {
+    let finished = Locked(false)
+    @Sendable func body() {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await work()
+            done.signal()
+        }
+        finished.withLock { $0 = done.wait(timeout: .now() + 60) == .success }
+    }
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread.detachNewThread {
+            continuation.resume(with: Result {
+                if readBlock { try store.read { body() } } else { try store.transaction { body() } }
+            })
+        }
+    }
+    return finished.current
+}
+
 struct Drifter: StoredModel, Equatable {
     var id: Int64
     var note: String
@@ -229,29 +253,14 @@ struct CallFormsInBlocksTests {
         let test = try TestStore(.file)
         let store = test.store
         let failure = Locked<(any Error)?>(nil)
-        let waited = Locked(false)
-        @Sendable func body() {
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                do {
-                    if inReadBlock { _ = try await Snack.findAll(in: store) } else { try await Snack(snackId: 1).save(in: store) }
-                } catch {
-                    failure.withLock { $0 = error }
-                }
-                done.signal()
-            }
-            // The task needs a thread of the shared pool, which other tests may be blocking.
-            waited.withLock { $0 = done.wait(timeout: .now() + 60) == .success }
-        }
-        // Blocks run on a thread of their own, so this test holds no pool thread while waiting.
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    if inReadBlock { try store.read { body() } } else { try store.transaction { body() } }
-                })
+        let finished = try await runTaskInsideABlock(of: store, readBlock: inReadBlock) {
+            do {
+                if inReadBlock { _ = try await Snack.findAll(in: store) } else { try await Snack(snackId: 1).save(in: store) }
+            } catch {
+                failure.withLock { $0 = error }
             }
         }
-        #expect(waited.current, "the async call must not wait for the block")
+        #expect(finished, "the async call must not wait for the block")
         #expect((failure.current as? ModelStoreError)?.code == .reentrancy)
         #expect(try synchronously { try Snack.count(in: store) } == 0)
     }
