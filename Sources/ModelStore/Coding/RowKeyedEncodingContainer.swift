@@ -1,7 +1,9 @@
 /// The keyed container a model's `encode(to:)` writes its properties into.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    // Unowned: the encoder caches its container; a strong reference here would be a cycle.
-    unowned let encoder: RowEncoder
+    // Not strong: the encoder caches its container, so a strong reference would be a cycle.
+    // Unsafe, as in `RowKeyedContainer`: a checked `unowned` costs a retain and a check on
+    // every property written, and the encoder outlives every use (a model's `encode(to:)`).
+    unowned(unsafe) let encoder: RowEncoder
     var codingPath: [any CodingKey] { [] }
 
     /// An explicit nil (never written by synthesized code, which skips nils) stores NULL.
