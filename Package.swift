@@ -15,12 +15,12 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(
-            name: "CSQLite",
+            name: "ModelStoreCSQLite",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(
             name: "ModelStore",
-            dependencies: ["CSQLite"],
+            dependencies: ["ModelStoreCSQLite"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

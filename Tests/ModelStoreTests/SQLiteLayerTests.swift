@@ -1,4 +1,4 @@
-import CSQLite
+import ModelStoreCSQLite
 import Foundation
 import Testing
 @testable import ModelStore

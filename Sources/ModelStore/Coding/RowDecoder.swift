@@ -1,4 +1,4 @@
-import CSQLite
+import ModelStoreCSQLite
 import Foundation
 
 /// Decodes models from the current row of a statement.

@@ -1,4 +1,4 @@
-import CSQLite
+import ModelStoreCSQLite
 
 /// How a save treats a record that does or does not exist.
 enum SaveMode: Sendable {

@@ -1,4 +1,4 @@
-import CSQLite
+import ModelStoreCSQLite
 import Foundation
 
 /// One SQLite connection, with its prepared-statement caches.

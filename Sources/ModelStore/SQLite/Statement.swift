@@ -1,4 +1,4 @@
-import CSQLite
+import ModelStoreCSQLite
 import Foundation
 
 /// A prepared SQLite statement: bind values, step through rows, read columns.

@@ -1,4 +1,4 @@
-import CSQLite
+import ModelStoreCSQLite
 
 /// Bytes for one row's bound text, so it can be bound with `SQLITE_STATIC`.
 ///

@@ -1,4 +1,4 @@
-import CSQLite
+import ModelStoreCSQLite
 import Foundation
 
 #if canImport(Darwin)
