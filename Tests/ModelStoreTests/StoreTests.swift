@@ -221,6 +221,37 @@ struct DefaultStoreTests {
         #expect(try Snack.delete(key: 9) == 1)
     }
 
+    /// A service that injects one store switches the implicit default off: a call that
+    /// forgets `in: store` then fails in every form instead of using a second database.
+    @Test func withTheImplicitDefaultOffACallWithoutAStoreThrowsNoStoreInEveryForm() async throws {
+        let saved = ModelStore.existingDefault
+        let enabled = ModelStore.implicitDefaultEnabled
+        defer {
+            ModelStore.existingDefault = saved
+            ModelStore.implicitDefaultEnabled = enabled
+        }
+        ModelStore.existingDefault = nil
+        ModelStore.implicitDefaultEnabled = false
+        #expect(errorCode { _ = try Snack.count() } == .noStore)
+        #expect(errorCode { try Snack(snackId: 1).save() } == .noStore)
+        #expect(errorCode { _ = try Snack.all().order(.ascending(\.name)).findAll() } == .noStore)
+        #expect(errorCode { _ = try Snack.all().max(\.price) } == .noStore)
+        #expect(errorCode { try ModelStore.default.transaction {} } == .noStore)
+        #expect(await asyncErrorCode { _ = try await Snack.findAll() } == .noStore)
+        #expect(await asyncErrorCode { _ = try await ModelStore.default.read { 1 } } == .noStore)
+        let completion = await withCheckedContinuation { continuation in
+            Snack.count { continuation.resume(returning: $0) }
+        }
+        #expect(errorCode { _ = try completion.get() } == .noStore)
+        let error = try #require(throws: ModelStoreError.self) { try synchronously { try Snack.count() } }
+        #expect(error.suggestion?.contains("in: store") == true)
+        // Setting the default still works; turning the implicit default back on creates it.
+        let test = try TestStore()
+        ModelStore.default = test.store
+        try synchronously { try Snack(snackId: 1).save() }
+        #expect(try synchronously { try Snack.count(in: test.store) } == 1)
+    }
+
     @Test func theDefaultLocationFollowsXDGDataHome() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
         let previous = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]

@@ -72,6 +72,9 @@ public struct ModelStoreError: Error, Sendable {
         public static let reentrancy = Code("reentrancy")
         /// The store was closed with `close()`; open a new one to go on.
         public static let closed = Code("closed")
+        /// A call named no store while the implicit default store is switched off
+        /// (`ModelStore.implicitDefaultEnabled`).
+        public static let noStore = Code("noStore")
         /// The store's file was deleted, or replaced by another file, while the store had it
         /// open; writing on would mix two databases.
         public static let fileReplaced = Code("fileReplaced")

@@ -24,6 +24,9 @@ final class ConnectionPool: @unchecked Sendable {
         case file(String)
         /// A shared-cache in-memory database, so reader connections see the writer's data.
         case memory(String)
+        /// No database: the implicit default store when it is switched off. Every call
+        /// throws the error.
+        case unavailable(ModelStoreError)
     }
 
     let location: Location
@@ -65,6 +68,7 @@ final class ConnectionPool: @unchecked Sendable {
         switch location {
         case .file(let path): return path
         case .memory: return ":memory:"
+        case .unavailable: return "(no store)"
         }
     }
 
@@ -90,6 +94,8 @@ final class ConnectionPool: @unchecked Sendable {
         guard !isPrepared else { return }
         let path = try preparedPath()
         switch location {
+        case .unavailable(let error):
+            throw error
         case .memory:
             let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
             try configureWriter(connection)
@@ -417,6 +423,8 @@ final class ConnectionPool: @unchecked Sendable {
         switch location {
         case .memory(let uri):
             return uri
+        case .unavailable(let error):
+            throw error
         case .file(let path):
             let manager = FileManager.default
             let directory = (path as NSString).deletingLastPathComponent
