@@ -77,15 +77,6 @@ extension KeyedDecodingContainer {
     }
 }
 
-/// A type the schema probe and decoders can make empty without decoding anything:
-/// relationship values, filled later by the graph loader.
-protocol EmptyRelationshipValue {
-    static var emptyValue: Self { get }
-    /// A relationship holding a placeholder model, or nil when none can be made.
-    static var holdingPlaceholder: Self? { get }
-    var isEmpty: Bool { get }
-}
-
 extension Related: EmptyRelationshipValue {
     static var emptyValue: Self { Related() }
     static var holdingPlaceholder: Self? {
