@@ -5,7 +5,11 @@
 /// through several properties (`\.a.b`) or an optional chain has no single column; it maps
 /// to its full description, which no column matches, so the caller's check reports it.
 enum PropertyName {
-    private static let cache = Locked<[AnyKeyPath: String]>([:])
+    // nonisolated(unsafe): `AnyKeyPath` is not `Sendable`, so the compiler cannot check this
+    // box. It is safe: every access goes through the box's lock, and a key path is an
+    // immutable object (its description and equality never change), so sharing one between
+    // threads as a dictionary key cannot race.
+    nonisolated(unsafe) private static let cache = Locked<[AnyKeyPath: String]>([:])
 
     /// The name of a to-one property, `@Related`-wrapped ones included: Swift describes a key
     /// path to a wrapped property as a computed accessor with no name, so the name is found

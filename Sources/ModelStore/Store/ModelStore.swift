@@ -12,9 +12,9 @@ import Foundation
 /// ModelStore.default = store           // what `Snack.find(key:)` and `snack.save()` use
 /// try Snack(snackId: 1, name: "Pocky").save(in: store)   // or name a store explicitly
 /// ```
-public final class ModelStore: @unchecked Sendable {
-    // @unchecked: the queue, pool and registry are thread-safe; `completionQueueBox` and
-    // `registry` are `Locked`; nothing else is mutable.
+public final class ModelStore: Sendable {
+    // Checked by the compiler: every stored property is immutable and Sendable. The shared
+    // state lives in `Locked` boxes, the pool and `InFlight` (each explains its own lock).
 
     /// Tuning for a store. The defaults suit most programs.
     public struct Configuration: Sendable {

@@ -46,6 +46,10 @@ final class SessionContext {
         store: ObjectIdentifier, link: PooledConnection, isWriter: Bool, _ body: () throws -> T
     ) rethrows -> T {
         let context = SessionContext(store: store, link: link, isWriter: isWriter, previous: top)
+        // Unretained is safe: `withExtendedLifetime` below keeps the context alive for as long
+        // as the thread-local slot points at it, and the `defer` restores the previous
+        // context (kept alive by its own frame further up this thread's stack) before
+        // returning. Only this thread reads the slot.
         pthread_setspecific(key, Unmanaged.passUnretained(context).toOpaque())
         defer {
             pthread_setspecific(key, context.previous.map { Unmanaged.passUnretained($0).toOpaque() })
