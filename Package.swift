@@ -3,7 +3,7 @@ import PackageDescription
 
 // The library depends on nothing but the system SQLite (`libsqlite3-dev` on Linux).
 let strictSwift: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(

@@ -123,7 +123,9 @@ do {
     show("friendship", try Friendship.find(key: ["userId": 1, "friendId": 2])!.nickname!)
 
     // Batches: one transaction, one upsert per element, duplicates merged in order.
-    let batch = (1...10).map { Snack(snackId: 200 + Int64($0), name: "Batch \($0)", taste: $0 % 2 == 0 ? "sweet" : "salty", price: Double($0) / 2) }
+    let batch = (1...10).map {
+        Snack(snackId: 200 + Int64($0), name: "Batch \($0)", taste: $0 % 2 == 0 ? "sweet" : "salty", price: Double($0) / 2)
+    }
     show("batch save", try Snack.save(batch + [Snack(snackId: 201, size: 5)]))
 
     // Typed conditions, sorting, paging, aggregates.

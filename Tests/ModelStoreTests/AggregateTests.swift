@@ -102,7 +102,9 @@ struct AggregateTests {
 struct BatchChangeTests {
     private func seeded() throws -> TestStore {
         let test = try TestStore()
-        try Snack.save((1...20).map { Snack(snackId: Int64($0), name: "n\($0)", taste: $0 % 2 == 0 ? "sweet" : "sour", price: Double($0)) }, in: test.store)
+        try Snack.save(
+            (1...20).map { Snack(snackId: Int64($0), name: "n\($0)", taste: $0 % 2 == 0 ? "sweet" : "sour", price: Double($0)) },
+            in: test.store)
         return test
     }
 
@@ -203,7 +205,8 @@ struct SaveMatchingTests {
 
     @Test func moreThanOneMatchIsAnErrorUnlessAskedFor() throws {
         let test = try TestStore()
-        try Snack.save([Snack(snackId: 1, taste: "sweet"), Snack(snackId: 2, taste: "sweet"), Snack(snackId: 3, taste: "sour")], in: test.store)
+        try Snack.save(
+            [Snack(snackId: 1, taste: "sweet"), Snack(snackId: 2, taste: "sweet"), Snack(snackId: 3, taste: "sour")], in: test.store)
         let error = try #require(throws: ModelStoreError.self) {
             try Snack(snackId: 9, price: 5).save(matching: \.taste == "sweet", in: test.store)
         }

@@ -66,7 +66,7 @@ struct BatchSaveTests {
         let test = try TestStore(.file)
         try Strict.save((0..<100).map { Strict(id: $0, name: "kept\($0)") }, in: test.store)
         var batch = (0..<10_000).map { Strict(id: $0, name: "new\($0)", note: "n") }
-        batch[5_000] = Strict(id: 5_000, name: "")   // a new key without its NOT NULL name
+        batch[5_000] = Strict(id: 5_000, name: "")  // a new key without its NOT NULL name
         let error = try #require(throws: ModelStoreError.self) { try Strict.save(batch, in: test.store) }
         #expect(error.code == .constraintViolation)
         #expect(error.message.contains("Element 5000 of a batch of 10000"))
@@ -88,8 +88,9 @@ struct BatchSaveTests {
             var batch: [Snack] = []
             for index in 0..<size {
                 let id = Int64((index * 5) % 12)
-                batch.append(index % 2 == 0
-                    ? Snack(snackId: id, name: "b\(index)") : Snack(snackId: id, taste: "t\(index)", price: nil))
+                batch.append(
+                    index % 2 == 0
+                        ? Snack(snackId: id, name: "b\(index)") : Snack(snackId: id, taste: "t\(index)", price: nil))
             }
             let before = Set(expected.keys)
             let result = try Snack.save(batch, in: test.store)
@@ -109,26 +110,29 @@ struct BatchSaveTests {
 
     @Test func matchKeysUpdateTheRecordWithTheSameSharedAndVaryingValues() throws {
         let test = try TestStore()
-        try Contact.save([
-            Contact(localId: "a", accountId: 1, friendId: 10, nickname: "Ann", score: 1),
-            Contact(localId: "b", accountId: 1, friendId: 11, nickname: "Bob"),
-            Contact(localId: "c", accountId: 2, friendId: 10, nickname: "Other account's Ann"),
-        ], in: test.store)
+        try Contact.save(
+            [
+                Contact(localId: "a", accountId: 1, friendId: 10, nickname: "Ann", score: 1),
+                Contact(localId: "b", accountId: 1, friendId: 11, nickname: "Bob"),
+                Contact(localId: "c", accountId: 2, friendId: 10, nickname: "Other account's Ann"),
+            ], in: test.store)
         test.resetSQL()
-        let result = try Contact.save([
-            Contact(localId: "x1", accountId: 1, friendId: 10, score: 5),           // updates "a", keeps its key
-            Contact(localId: "x2", accountId: 1, friendId: 12, nickname: "Cy"),    // new
-            Contact(localId: "x3", accountId: 1, friendId: 12, score: 7),          // merges into the new one
-        ], matching: MatchKeys(shared: [\.accountId], varying: [\.friendId]), in: test.store)
+        let result = try Contact.save(
+            [
+                Contact(localId: "x1", accountId: 1, friendId: 10, score: 5),  // updates "a", keeps its key
+                Contact(localId: "x2", accountId: 1, friendId: 12, nickname: "Cy"),  // new
+                Contact(localId: "x3", accountId: 1, friendId: 12, score: 7),  // merges into the new one
+            ], matching: MatchKeys(shared: [\.accountId], varying: [\.friendId]), in: test.store)
         #expect(result == BatchSaveResult(inserted: 1, updated: 2))
         #expect(test.dataSQL.filter { $0.hasPrefix("SELECT") }.count == 1)
         let stored = try Contact.order(.ascending(\.localId)).findAll(in: test.store)
-        #expect(stored == [
-            Contact(localId: "a", accountId: 1, friendId: 10, nickname: "Ann", score: 5),
-            Contact(localId: "b", accountId: 1, friendId: 11, nickname: "Bob"),
-            Contact(localId: "c", accountId: 2, friendId: 10, nickname: "Other account's Ann"),
-            Contact(localId: "x2", accountId: 1, friendId: 12, nickname: "Cy", score: 7),
-        ])
+        #expect(
+            stored == [
+                Contact(localId: "a", accountId: 1, friendId: 10, nickname: "Ann", score: 5),
+                Contact(localId: "b", accountId: 1, friendId: 11, nickname: "Bob"),
+                Contact(localId: "c", accountId: 2, friendId: 10, nickname: "Other account's Ann"),
+                Contact(localId: "x2", accountId: 1, friendId: 12, nickname: "Cy", score: 7),
+            ])
     }
 
     @Test func matchKeysFindStoredRecordsInChunksNotPerElement() throws {
@@ -149,9 +153,10 @@ struct BatchSaveTests {
         let test = try TestStore()
         try Contact(localId: "a", accountId: 1, friendId: 1, nickname: "one-one").save(in: test.store)
         try Contact(localId: "b", accountId: 2, friendId: 1, nickname: "two-one").save(in: test.store)
-        let result = try Contact.save([
-            Contact(localId: "x", accountId: 2, friendId: 1, score: 9), Contact(localId: "y", accountId: 1, friendId: 2),
-        ], matching: MatchKeys(varying: [\.accountId, \.friendId]), in: test.store)
+        let result = try Contact.save(
+            [
+                Contact(localId: "x", accountId: 2, friendId: 1, score: 9), Contact(localId: "y", accountId: 1, friendId: 2),
+            ], matching: MatchKeys(varying: [\.accountId, \.friendId]), in: test.store)
         #expect(result == BatchSaveResult(inserted: 1, updated: 1))
         #expect(try Contact.find(key: "b", in: test.store)?.score == 9)
         #expect(try Contact.exists(key: "y", in: test.store))
@@ -160,9 +165,10 @@ struct BatchSaveTests {
     @Test func sharedMatchValuesThatDifferAcrossTheBatchAreRefused() throws {
         let test = try TestStore()
         let error = try #require(throws: ModelStoreError.self) {
-            try Contact.save([
-                Contact(localId: "a", accountId: 1, friendId: 1), Contact(localId: "b", accountId: 2, friendId: 2),
-            ], matching: MatchKeys(shared: [\.accountId], varying: [\.friendId]), in: test.store)
+            try Contact.save(
+                [
+                    Contact(localId: "a", accountId: 1, friendId: 1), Contact(localId: "b", accountId: 2, friendId: 2),
+                ], matching: MatchKeys(shared: [\.accountId], varying: [\.friendId]), in: test.store)
         }
         #expect(error.code == .invalidQuery)
         #expect(error.column == "accountId")
@@ -172,10 +178,12 @@ struct BatchSaveTests {
 
     @Test func matchKeysThatFitSeveralStoredRecordsAreAmbiguous() throws {
         let test = try TestStore()
-        try Contact.save([Contact(localId: "a", accountId: 1, friendId: 1), Contact(localId: "b", accountId: 1, friendId: 1)], in: test.store)
+        try Contact.save(
+            [Contact(localId: "a", accountId: 1, friendId: 1), Contact(localId: "b", accountId: 1, friendId: 1)], in: test.store)
         let error = try #require(throws: ModelStoreError.self) {
-            try Contact.save([Contact(localId: "z", accountId: 1, friendId: 1, score: 1)],
-                             matching: MatchKeys(varying: [\.friendId]), in: test.store)
+            try Contact.save(
+                [Contact(localId: "z", accountId: 1, friendId: 1, score: 1)],
+                matching: MatchKeys(varying: [\.friendId]), in: test.store)
         }
         #expect(error.code == .ambiguousMatch)
     }
@@ -183,7 +191,8 @@ struct BatchSaveTests {
     @Test func anEmptyBatchDoesNothing() throws {
         let test = try TestStore()
         #expect(try Snack.save([], in: test.store) == BatchSaveResult(inserted: 0, updated: 0))
-        #expect(try Contact.save([], matching: MatchKeys(varying: [\.friendId]), in: test.store) == BatchSaveResult(inserted: 0, updated: 0))
+        #expect(
+            try Contact.save([], matching: MatchKeys(varying: [\.friendId]), in: test.store) == BatchSaveResult(inserted: 0, updated: 0))
     }
 
     @Test func threeFormsOfBatchSave() async throws {
@@ -193,7 +202,8 @@ struct BatchSaveTests {
             Snack.save([Snack(snackId: 2, name: "b"), Snack(snackId: 3)], in: test.store) { continuation.resume(returning: $0) }
         }
         #expect(try result.get() == BatchSaveResult(inserted: 1, updated: 1))
-        let matched = try await Contact.save([Contact(localId: "a", accountId: 1, friendId: 1)], matching: MatchKeys(varying: [\.friendId]), in: test.store)
+        let matched = try await Contact.save(
+            [Contact(localId: "a", accountId: 1, friendId: 1)], matching: MatchKeys(varying: [\.friendId]), in: test.store)
         #expect(matched.inserted == 1)
         #expect(try await Snack.count(in: test.store) == 3)
     }

@@ -10,9 +10,10 @@ struct ConditionTests {
         var snacks: [Snack] = []
         for id in 1...10 {
             let even = id % 2 == 0
-            snacks.append(Snack(
-                snackId: Int64(id), name: "snack-\(id)", taste: even ? "sweet" : "sour",
-                size: even ? Double(id) : nil, price: Double(id)))
+            snacks.append(
+                Snack(
+                    snackId: Int64(id), name: "snack-\(id)", taste: even ? "sweet" : "sour",
+                    size: even ? Double(id) : nil, price: Double(id)))
         }
         try Snack.save(snacks, in: test.store)
         return test
@@ -99,13 +100,16 @@ struct ConditionTests {
     @Test func quotesPercentUnderscoreAndKeywordsInValuesMatchLiterally() throws {
         let test = try TestStore()
         let hostile = ["it's", "100%", "a_b", "a%b", "'; DROP TABLE Snack; --", "SELECT * FROM Snack", "\\", "\"q\""]
-        try Snack.save(hostile.enumerated().map { Snack(snackId: Int64($0.offset), name: $0.element) } + [
-            Snack(snackId: 100, name: "axb"), Snack(snackId: 101, name: "100 percent"), Snack(snackId: 102, name: "its"),
-        ], in: test.store)
+        try Snack.save(
+            hostile.enumerated().map { Snack(snackId: Int64($0.offset), name: $0.element) } + [
+                Snack(snackId: 100, name: "axb"), Snack(snackId: 101, name: "100 percent"), Snack(snackId: 102, name: "its"),
+            ], in: test.store)
         for (offset, value) in hostile.enumerated() {
             #expect(try Snack.findAll(where: \.name == value, in: test.store).map(\.snackId) == [Int64(offset)], "\(value)")
             #expect(try Snack.findAll(where: .contains(\.name, value), in: test.store).map(\.snackId).contains(Int64(offset)))
-            #expect(try Snack.findAll(where: .contains(\.name, value, caseInsensitive: true), in: test.store).map(\.snackId).contains(Int64(offset)))
+            #expect(
+                try Snack.findAll(where: .contains(\.name, value, caseInsensitive: true), in: test.store).map(\.snackId).contains(
+                    Int64(offset)))
         }
         #expect(try Snack.findAll(where: .contains(\.name, "_"), in: test.store).map(\.snackId) == [2])
         #expect(try Snack.findAll(where: .contains(\.name, "%", caseInsensitive: true), in: test.store).map(\.snackId) == [1, 3])

@@ -3,37 +3,63 @@ import Testing
 @testable import ModelStore
 
 // One parent–child pair per delete rule on the parent's to-many side.
-private struct CascadeParent: StoredModel { var id: Int; var kids: [CascadeKid]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<CascadeParent>] = [.toMany(\.kids, inverse: \CascadeKid.parent, deleteRule: .cascade)] }
-private struct CascadeKid: StoredModel { var id: Int; @Related var parent: CascadeParent?; var toys: [Toy]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<CascadeKid>] = [.toOne(\.parent, inverse: \CascadeParent.kids), .toMany(\.toys, inverse: \Toy.owner, deleteRule: .cascade)] }
-private struct Toy: StoredModel { var id: Int; @Related var owner: CascadeKid?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Toy>] = [.toOne(\.owner, inverse: \CascadeKid.toys)] }
+private struct CascadeParent: StoredModel {
+    var id: Int; var kids: [CascadeKid]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<CascadeParent>] = [.toMany(\.kids, inverse: \CascadeKid.parent, deleteRule: .cascade)]
+}
+private struct CascadeKid: StoredModel {
+    var id: Int; @Related var parent: CascadeParent?; var toys: [Toy]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<CascadeKid>] = [
+        .toOne(\.parent, inverse: \CascadeParent.kids), .toMany(\.toys, inverse: \Toy.owner, deleteRule: .cascade),
+    ]
+}
+private struct Toy: StoredModel {
+    var id: Int; @Related var owner: CascadeKid?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Toy>] = [.toOne(\.owner, inverse: \CascadeKid.toys)]
+}
 
-private struct DenyParent: StoredModel { var id: Int; var kids: [DenyKid]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<DenyParent>] = [.toMany(\.kids, inverse: \DenyKid.parent, deleteRule: .deny)] }
-private struct DenyKid: StoredModel { var id: Int; @Related var parent: DenyParent?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<DenyKid>] = [.toOne(\.parent, inverse: \DenyParent.kids)] }
+private struct DenyParent: StoredModel {
+    var id: Int; var kids: [DenyKid]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<DenyParent>] = [.toMany(\.kids, inverse: \DenyKid.parent, deleteRule: .deny)]
+}
+private struct DenyKid: StoredModel {
+    var id: Int; @Related var parent: DenyParent?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<DenyKid>] = [.toOne(\.parent, inverse: \DenyParent.kids)]
+}
 
-private struct NullifyParent: StoredModel { var id: Int; var kids: [NullifyKid]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<NullifyParent>] = [.toMany(\.kids, inverse: \NullifyKid.parent)] }
-private struct NullifyKid: StoredModel { var id: Int; @Related var parent: NullifyParent?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<NullifyKid>] = [.toOne(\.parent, inverse: \NullifyParent.kids)] }
+private struct NullifyParent: StoredModel {
+    var id: Int; var kids: [NullifyKid]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<NullifyParent>] = [.toMany(\.kids, inverse: \NullifyKid.parent)]
+}
+private struct NullifyKid: StoredModel {
+    var id: Int; @Related var parent: NullifyParent?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<NullifyKid>] = [.toOne(\.parent, inverse: \NullifyParent.kids)]
+}
 
-private struct QuietParent: StoredModel { var id: Int; var kids: [QuietKid]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<QuietParent>] = [.toMany(\.kids, inverse: \QuietKid.parent, deleteRule: .noAction)] }
-private struct QuietKid: StoredModel { var id: Int; @Related var parent: QuietParent?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<QuietKid>] = [.toOne(\.parent, inverse: \QuietParent.kids)] }
+private struct QuietParent: StoredModel {
+    var id: Int; var kids: [QuietKid]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<QuietParent>] = [.toMany(\.kids, inverse: \QuietKid.parent, deleteRule: .noAction)]
+}
+private struct QuietKid: StoredModel {
+    var id: Int; @Related var parent: QuietParent?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<QuietKid>] = [.toOne(\.parent, inverse: \QuietParent.kids)]
+}
 
 // Rules on the to-one side and on many-to-many.
-private struct Badge: StoredModel { var id: Int; var holder: Holder?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Badge>] = [.toOne(\.holder, deleteRule: .cascade)] }
+private struct Badge: StoredModel {
+    var id: Int; var holder: Holder?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Badge>] = [.toOne(\.holder, deleteRule: .cascade)]
+}
 private struct Holder: StoredModel { var id: Int; static let primaryKey = ["id"] }
 
-private struct Reader: StoredModel { var id: Int; var books: [Book]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Reader>] = [.toMany(\.books, inverse: \Book.readers, deleteRule: .cascade)] }
-private struct Book: StoredModel { var id: Int; var readers: [Reader]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Book>] = [.toMany(\.readers, inverse: \Reader.books, deleteRule: .deny)] }
+private struct Reader: StoredModel {
+    var id: Int; var books: [Book]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Reader>] = [.toMany(\.books, inverse: \Book.readers, deleteRule: .cascade)]
+}
+private struct Book: StoredModel {
+    var id: Int; var readers: [Reader]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Book>] = [.toMany(\.readers, inverse: \Reader.books, deleteRule: .deny)]
+}
 
 @Suite("Delete rules")
 struct DeleteRuleTests {
@@ -130,20 +156,30 @@ struct DeleteRuleTests {
 
 // MARK: - Declarations that cannot work
 
-private struct Lonely: StoredModel { var id: Int; var friends: [Stranger]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Lonely>] = [.toMany(\.friends, inverse: \Stranger.lonely)] }
+private struct Lonely: StoredModel {
+    var id: Int; var friends: [Stranger]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Lonely>] = [.toMany(\.friends, inverse: \Stranger.lonely)]
+}
 private struct Stranger: StoredModel { var id: Int; var lonely: Lonely?; static let primaryKey = ["id"] }
 
-private struct Left: StoredModel { var id: Int; var rights: [Right]?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Left>] = [.toMany(\.rights, inverse: \Right.left)] }
-private struct Right: StoredModel { var id: Int; var left: Left?; var other: Left?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Right>] = [.toOne(\.left), .toOne(\.other, inverse: \Left.rights)] }
+private struct Left: StoredModel {
+    var id: Int; var rights: [Right]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Left>] = [.toMany(\.rights, inverse: \Right.left)]
+}
+private struct Right: StoredModel {
+    var id: Int; var left: Left?; var other: Left?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Right>] = [.toOne(\.left), .toOne(\.other, inverse: \Left.rights)]
+}
 
-private struct Clashing: StoredModel { var id: Int; var owner: Holder?; var owner_id: Int?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Clashing>] = [.toOne(\.owner)] }
+private struct Clashing: StoredModel {
+    var id: Int; var owner: Holder?; var owner_id: Int?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Clashing>] = [.toOne(\.owner)]
+}
 
-private struct Twice: StoredModel { var id: Int; var holder: Holder?; static let primaryKey = ["id"]
-    static let relationships: [Relationship<Twice>] = [.toOne(\.holder), .toOne(\.holder)] }
+private struct Twice: StoredModel {
+    var id: Int; var holder: Holder?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Twice>] = [.toOne(\.holder), .toOne(\.holder)]
+}
 
 @Suite("Relationship declarations")
 struct RelationshipDeclarationTests {

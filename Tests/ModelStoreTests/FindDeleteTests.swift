@@ -121,9 +121,15 @@ struct FindDeleteTests {
         let deleted = Locked<[Int]>([])
         let done = DispatchGroup()
         for _ in 0..<3 { done.enter() }
-        Snack.delete(key: 1, in: test.store) { result in deleted.withLock { $0.append((try? result.get()) ?? -1) }; done.leave() }
-        Snack(snackId: 2).delete(in: test.store) { result in deleted.withLock { $0.append((try? result.get()) ?? -1) }; done.leave() }
-        Snack.deleteAll(in: test.store) { result in deleted.withLock { $0.append((try? result.get()) ?? -1) }; done.leave() }
+        Snack.delete(key: 1, in: test.store) { result in
+            deleted.withLock { $0.append((try? result.get()) ?? -1) }; done.leave()
+        }
+        Snack(snackId: 2).delete(in: test.store) { result in
+            deleted.withLock { $0.append((try? result.get()) ?? -1) }; done.leave()
+        }
+        Snack.deleteAll(in: test.store) { result in
+            deleted.withLock { $0.append((try? result.get()) ?? -1) }; done.leave()
+        }
         #expect(done.wait(timeout: .now() + 10) == .success)
         // Writes are barriers and run in submission order: 1, then 1, then the last one.
         #expect(deleted.current == [1, 1, 1])

@@ -38,7 +38,9 @@ private struct UniqueItem: StoredModel {
 struct IndexTests {
     private func indexes(_ test: TestStore, _ table: String) throws -> [String: String] {
         var found: [String: String] = [:]
-        for row in try test.rawRows("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(table)' AND sql IS NOT NULL") {
+        for row in try test.rawRows(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(table)' AND sql IS NOT NULL")
+        {
             if case .text(let name) = row[0], case .text(let sql) = row[1] { found[name] = sql }
         }
         return found
@@ -77,13 +79,15 @@ struct IndexTests {
     @Test func aUniqueIndexDedupesWithinAndAcrossABatch() throws {
         let test = try TestStore()
         try User(id: "stored", email: "s@x").save(in: test.store)
-        let result = try User.save([
-            User(id: "n1", email: "s@x", city: "A"), User(id: "n2", email: "new@x"), User(id: "n3", email: "new@x", age: 5),
-        ], in: test.store)
+        let result = try User.save(
+            [
+                User(id: "n1", email: "s@x", city: "A"), User(id: "n2", email: "new@x"), User(id: "n3", email: "new@x", age: 5),
+            ], in: test.store)
         #expect(result == BatchSaveResult(inserted: 1, updated: 2))
-        #expect(try User.findAll(in: test.store) == [
-            User(id: "n2", email: "new@x", age: 5), User(id: "stored", email: "s@x", city: "A"),
-        ])
+        #expect(
+            try User.findAll(in: test.store) == [
+                User(id: "n2", email: "new@x", age: 5), User(id: "stored", email: "s@x", city: "A"),
+            ])
     }
 
     @Test func insertRefusesAModelWhoseUniqueValuesAreTaken() throws {

@@ -59,8 +59,10 @@ struct MappingTests {
         let test = try TestStore()
         let model = Everything.sample(1)
         try model.save(in: test.store)
-        let row = try #require(try test.rawRows(
-            "SELECT bool, date, decimal, uuid, url, taste, level, array, dictionary, address, \"set\" FROM Everything").first)
+        let row = try #require(
+            try test.rawRows(
+                "SELECT bool, date, decimal, uuid, url, taste, level, array, dictionary, address, \"set\" FROM Everything"
+            ).first)
         #expect(row[0] == .integer(1))
         #expect(row[1] == .real(model.date.timeIntervalSinceReferenceDate))
         #expect(row[2] == .text("12345678901234567890.123456789012345678"))

@@ -6,9 +6,10 @@ import Testing
 struct QueryTests {
     private func seeded(_ count: Int = 25) throws -> TestStore {
         let test = try TestStore()
-        try Snack.save((1...count).map { id in
-            Snack(snackId: Int64(id), name: "n\(id % 5)", taste: ["sweet", "sour", "salty"][id % 3], price: Double(id % 7))
-        }, in: test.store)
+        try Snack.save(
+            (1...count).map { id in
+                Snack(snackId: Int64(id), name: "n\(id % 5)", taste: ["sweet", "sour", "salty"][id % 3], price: Double(id % 7))
+            }, in: test.store)
         return test
     }
 
@@ -61,8 +62,10 @@ struct QueryTests {
 
     @Test func invalidPagingIsAnErrorNotAnEmptyResult() throws {
         let test = try seeded()
-        for query in [Snack.all().page(-1, rows: 10), Snack.all().page(0, rows: 0), Snack.all().page(1, rows: -5),
-                      Snack.all().limit(-1), Snack.all().limit(5, offset: -2), Snack.all().page(Int.max, rows: 2)] {
+        for query in [
+            Snack.all().page(-1, rows: 10), Snack.all().page(0, rows: 0), Snack.all().page(1, rows: -5),
+            Snack.all().limit(-1), Snack.all().limit(5, offset: -2), Snack.all().page(Int.max, rows: 2),
+        ] {
             let error = try #require(throws: ModelStoreError.self) { try query.findAll(in: test.store) }
             #expect(error.code == .invalidQuery)
             #expect(error.model == "Snack")

@@ -23,7 +23,7 @@ struct RelationshipTests {
         #expect(loaded.name == "Rockets")
         #expect(loaded.players?.map(\.name) == ["Ann", "Bo", "Cy"])
         #expect(loaded.players?[0].team?.name == "Rockets")
-        #expect(loaded.players?[0].team?.players == nil)     // the inverse is not walked back
+        #expect(loaded.players?[0].team?.players == nil)  // the inverse is not walked back
         #expect(loaded.coach?.name == "Dee")
         #expect(loaded.coach?.team?.name == "Rockets")
         #expect(loaded.coach?.team?.coach == nil)
@@ -73,16 +73,16 @@ struct RelationshipTests {
     @Test func aNilRelationshipLeavesLinksAndASetOneIsTheCompleteSet() throws {
         let test = try TestStore()
         try rockets(test.store)
-        try Team(id: 1, name: "Renamed").save(in: test.store)             // players nil: kept
+        try Team(id: 1, name: "Renamed").save(in: test.store)  // players nil: kept
         #expect(try Team.find(key: 1, in: test.store)?.players?.count == 3)
 
         var team = Team(id: 1)
-        team.players = [Player(id: 2), Player(id: 4, name: "Dan")]         // 1 and 3 leave, 4 joins
+        team.players = [Player(id: 2), Player(id: 4, name: "Dan")]  // 1 and 3 leave, 4 joins
         try team.save(in: test.store)
         let loaded = try #require(try Team.find(key: 1, in: test.store))
         #expect(loaded.players?.map(\.id) == [2, 4])
-        #expect(loaded.players?.first?.name == "Bo")                       // merge rules for players too
-        #expect(try Player.find(key: 1, in: test.store)?.team == nil)       // unlinked, not deleted
+        #expect(loaded.players?.first?.name == "Bo")  // merge rules for players too
+        #expect(try Player.find(key: 1, in: test.store)?.team == nil)  // unlinked, not deleted
         #expect(try Player.count(in: test.store) == 4)
 
         team.players = []
@@ -189,7 +189,7 @@ struct RelationshipTests {
         #expect(loaded.b?.id == 2)
         #expect(loaded.b?.c?.id == 3)
         #expect(loaded.b?.c?.a?.id == 1)
-        #expect(loaded.b?.c?.a?.b == nil)      // reached again: stored values only
+        #expect(loaded.b?.c?.a?.b == nil)  // reached again: stored values only
         #expect(try NodeB.find(key: 2, loading: .depth(5), in: test.store)?.c?.a?.b?.id == 2)
     }
 
@@ -203,7 +203,7 @@ struct RelationshipTests {
         }
         test.resetSQL()
         try Team.save(teams, in: test.store)
-        #expect(!test.dataSQL.contains { $0.hasPrefix("SELECT") })      // no lookups while saving
+        #expect(!test.dataSQL.contains { $0.hasPrefix("SELECT") })  // no lookups while saving
         test.resetSQL()
         let loaded = try Team.findAll(in: test.store)
         let queries = test.dataSQL.filter { $0.hasPrefix("SELECT") }
@@ -218,9 +218,10 @@ struct RelationshipTests {
         let test = try TestStore()
         let snacks = (0..<100).map { Food(id: Int64($0), name: "s\($0)") }
         try Food.save(snacks, in: test.store)
-        try Worker.save((0..<300).map { id in
-            Worker(id: Int64(id), snacks: (0..<10).map { Food(id: Int64((id + $0) % 100)) })
-        }, in: test.store)
+        try Worker.save(
+            (0..<300).map { id in
+                Worker(id: Int64(id), snacks: (0..<10).map { Food(id: Int64((id + $0) % 100)) })
+            }, in: test.store)
         test.resetSQL()
         let workers = try Worker.findAll(in: test.store)
         #expect(test.dataSQL.filter { $0.hasPrefix("SELECT") }.count <= 4)

@@ -16,8 +16,10 @@ struct SQLiteLayerTests {
         // connection, so check those on the writer.
         #expect(settings.first?.first == .text("wal"))
         let writer = try test.store.write { session in
-            [try session.connection.scalar("PRAGMA synchronous"), try session.connection.scalar("PRAGMA foreign_keys"),
-             try session.connection.scalar("PRAGMA busy_timeout")]
+            [
+                try session.connection.scalar("PRAGMA synchronous"), try session.connection.scalar("PRAGMA foreign_keys"),
+                try session.connection.scalar("PRAGMA busy_timeout"),
+            ]
         }
         #expect(writer == [.integer(1), .integer(1), .integer(5000)])
     }

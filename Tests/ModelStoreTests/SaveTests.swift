@@ -31,9 +31,10 @@ struct SaveTests {
         try Snack(snackId: 1, name: "a").save(in: test.store)
         test.resetSQL()
         try Snack(snackId: 1, name: "b").save(in: test.store)
-        #expect(test.dataSQL == [
-            #"INSERT INTO "Snack" ("snackId", "name", "tags") VALUES (?, ?, ?) ON CONFLICT ("snackId") DO UPDATE SET "name" = excluded."name", "tags" = excluded."tags" WHERE "name" IS NOT excluded."name" COLLATE BINARY OR "tags" IS NOT excluded."tags" COLLATE BINARY"#,
-        ])
+        #expect(
+            test.dataSQL == [
+                #"INSERT INTO "Snack" ("snackId", "name", "tags") VALUES (?, ?, ?) ON CONFLICT ("snackId") DO UPDATE SET "name" = excluded."name", "tags" = excluded."tags" WHERE "name" IS NOT excluded."name" COLLATE BINARY OR "tags" IS NOT excluded."tags" COLLATE BINARY"#
+            ])
     }
 
     /// Every combination of stored and carried properties: carried ones win, absent ones keep
@@ -47,8 +48,9 @@ struct SaveTests {
             for carriedMask in 0..<8 {
                 id += 1
                 func pick(_ model: Trio, _ mask: Int) -> Trio {
-                    Trio(id: id, a: mask & 1 != 0 ? model.a : nil, b: mask & 2 != 0 ? model.b : nil,
-                         c: mask & 4 != 0 ? model.c : nil, d: model.d)
+                    Trio(
+                        id: id, a: mask & 1 != 0 ? model.a : nil, b: mask & 2 != 0 ? model.b : nil,
+                        c: mask & 4 != 0 ? model.c : nil, d: model.d)
                 }
                 let stored = pick(full, storedMask)
                 let carried = pick(update, carriedMask)
@@ -70,8 +72,9 @@ struct SaveTests {
             try stored.save(in: test.store)
             let cleared = paths.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
             try Trio(id: mask, d: 7).save(clearing: cleared, in: test.store)
-            let expected = Trio(id: mask, a: mask & 1 != 0 ? nil : "x", b: mask & 2 != 0 ? nil : 1,
-                                c: mask & 4 != 0 ? nil : 1.5, d: 7)
+            let expected = Trio(
+                id: mask, a: mask & 1 != 0 ? nil : "x", b: mask & 2 != 0 ? nil : 1,
+                c: mask & 4 != 0 ? nil : 1.5, d: 7)
             #expect(try Trio.find(key: mask, in: test.store) == expected)
         }
     }
@@ -96,7 +99,7 @@ struct SaveTests {
         let snack = Snack(snackId: 1, name: "a", price: 1.5, tags: ["x"])
         #expect(try snack.save(in: test.store) == .inserted)
         #expect(try snack.save(in: test.store) == .unchanged)
-        #expect(try Snack(snackId: 1, name: "a", tags: ["x"]).save(in: test.store) == .unchanged)   // nil keeps: nothing differs
+        #expect(try Snack(snackId: 1, name: "a", tags: ["x"]).save(in: test.store) == .unchanged)  // nil keeps: nothing differs
         #expect(try Snack(snackId: 1, name: "b", tags: ["x"]).save(in: test.store) == .updated)
         #expect(try Snack(snackId: 1, tags: ["x"]).save(clearing: [\.price], in: test.store) == .updated)
         #expect(try Snack(snackId: 1, tags: ["x"]).save(clearing: [\.price], in: test.store) == .unchanged)
@@ -160,8 +163,9 @@ struct SaveTests {
             Snack(snackId: 3).update(in: test.store) { continuation.resume(returning: $0) }
         }
         #expect(throws: ModelStoreError.self) { try failure.get() }
-        #expect(try await Snack.findAll(in: test.store) == [
-            Snack(snackId: 1, name: "a", price: 2), Snack(snackId: 2, name: "b"),
-        ])
+        #expect(
+            try await Snack.findAll(in: test.store) == [
+                Snack(snackId: 1, name: "a", price: 2), Snack(snackId: 2, name: "b"),
+            ])
     }
 }

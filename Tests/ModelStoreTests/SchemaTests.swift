@@ -66,7 +66,10 @@ struct SchemaTests {
         try first.save(in: test.store)
         try Account(id: 2, displayName: "Bo", createdAt: day.addingTimeInterval(60), isActive: false, tier: .small).save(in: test.store)
 
-        #expect(try tableInfo(test, "Account").map(\.name) == ["account_id", "display_name", "created_at", "is_active", "tier_level", "owned_by_id"])
+        #expect(
+            try tableInfo(test, "Account").map(\.name) == [
+                "account_id", "display_name", "created_at", "is_active", "tier_level", "owned_by_id",
+            ])
         #expect(try tableInfo(test, "Account").first?.pk == 1)
         #expect(try Account.findAll(where: \.isActive == true, in: test.store).map(\.id) == [1])
         #expect(try Account.all().order(.descending(\.createdAt)).findAll(in: test.store).map(\.id) == [2, 1])
@@ -79,12 +82,13 @@ struct SchemaTests {
     }
 
     private func tableInfo(_ test: TestStore, _ table: String) throws -> [(name: String, type: String, notNull: Bool, pk: Int64)] {
-        try test.rawRows("SELECT name, type, \"notnull\", pk FROM pragma_table_info('\(table.replacingOccurrences(of: "'", with: "''"))')").map { row in
-            guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2],
-                case .integer(let pk) = row[3]
-            else { return ("?", "?", false, 0) }
-            return (name, type, notNull == 1, pk)
-        }
+        try test.rawRows("SELECT name, type, \"notnull\", pk FROM pragma_table_info('\(table.replacingOccurrences(of: "'", with: "''"))')")
+            .map { row in
+                guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2],
+                    case .integer(let pk) = row[3]
+                else { return ("?", "?", false, 0) }
+                return (name, type, notNull == 1, pk)
+            }
     }
 
     @Test func theTableIsDerivedFromTheModelOnFirstUse() throws {

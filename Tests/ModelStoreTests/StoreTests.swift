@@ -180,10 +180,11 @@ struct StoreTests {
     @Test func transactionsHaveCompletionAndAsyncForms() async throws {
         let test = try TestStore()
         let result: Result<Int, any Error> = await withCheckedContinuation { continuation in
-            test.store.transaction({ () -> Int in
-                try Snack(snackId: 1).save(in: test.store)
-                return try Snack.count(in: test.store)
-            }, completion: { continuation.resume(returning: $0) })
+            test.store.transaction(
+                { () -> Int in
+                    try Snack(snackId: 1).save(in: test.store)
+                    return try Snack.count(in: test.store)
+                }, completion: { continuation.resume(returning: $0) })
         }
         #expect(try result.get() == 1)
         let count = try await test.store.transaction { () -> Int in
@@ -264,9 +265,9 @@ struct DefaultStoreTests {
         #expect(location.path.hasPrefix(directory.path + "/"))
         #expect(location.lastPathComponent == "ModelStore.sqlite")
         #if !canImport(Darwin)
-        unsetenv("XDG_DATA_HOME")
-        #expect(ModelStore.defaultLocation.path.hasPrefix(FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/"))
-        setenv("XDG_DATA_HOME", directory.path, 1)
+            unsetenv("XDG_DATA_HOME")
+            #expect(ModelStore.defaultLocation.path.hasPrefix(FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/"))
+            setenv("XDG_DATA_HOME", directory.path, 1)
         #endif
     }
 

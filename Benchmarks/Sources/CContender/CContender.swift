@@ -14,21 +14,24 @@ public struct CContender: Contender {
         case .w1:
             try db.exec(Schema.item)
             let items = CItems(data.items)
-            return PreparedRun(timed: { try db.check(cb_insert_items(db.handle, items.pointer, items.count)) },
-                               verify: { withExtendedLifetime(items) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try db.check(cb_insert_items(db.handle, items.pointer, items.count)) },
+                verify: { withExtendedLifetime(items) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w2:
             try db.exec(Schema.item)
             let stored = CItems(Array(data.items.prefix(data.rows / 2)))
             try db.check(cb_insert_items(db.handle, stored.pointer, stored.count))
             let upserts = CItems(data.upserts)
-            return PreparedRun(timed: { try db.check(cb_upsert_items(db.handle, upserts.pointer, upserts.count)) },
-                               verify: { withExtendedLifetime(upserts) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try db.check(cb_upsert_items(db.handle, upserts.pointer, upserts.count)) },
+                verify: { withExtendedLifetime(upserts) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w11:
             try db.exec(Schema.item)
             let items = CItems(data.items)
             try db.check(cb_insert_items(db.handle, items.pointer, items.count))
-            return PreparedRun(timed: { try db.check(cb_reimport_items(db.handle, items.pointer, items.count)) },
-                               verify: { withExtendedLifetime(items) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try db.check(cb_reimport_items(db.handle, items.pointer, items.count)) },
+                verify: { withExtendedLifetime(items) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w3, .w4, .w5, .w8, .w10:
             try db.exec(Schema.item)
             let items = CItems(data.items)
@@ -38,18 +41,25 @@ public struct CContender: Contender {
             try db.exec(Schema.teams)
             try Self.insertGraphs(db, data)
             var sum = cb_sum()
-            return PreparedRun(timed: { sum = cb_sum(); try db.check(cb_load_teams(db.handle, &sum)) },
-                               verify: { Checksum(sum) })
+            return PreparedRun(
+                timed: {
+                    sum = cb_sum(); try db.check(cb_load_teams(db.handle, &sum))
+                },
+                verify: { Checksum(sum) })
         case .w7:
             try db.exec(Schema.workers)
             for statement in Schema.workerRows(data) { try db.exec(statement) }
             var sum = cb_sum()
-            return PreparedRun(timed: { sum = cb_sum(); try db.check(cb_load_workers(db.handle, Schema.workerSnacksSQL, &sum)) },
-                               verify: { Checksum(sum) })
+            return PreparedRun(
+                timed: {
+                    sum = cb_sum(); try db.check(cb_load_workers(db.handle, Schema.workerSnacksSQL, &sum))
+                },
+                verify: { Checksum(sum) })
         case .w9:
             try db.exec(Schema.teams)
-            return PreparedRun(timed: { try Self.insertGraphs(db, data) },
-                               verify: { Checksum.ofFile(path, Checksum.graphTableSQL) })
+            return PreparedRun(
+                timed: { try Self.insertGraphs(db, data) },
+                verify: { Checksum.ofFile(path, Checksum.graphTableSQL) })
         }
     }
 
@@ -57,21 +67,29 @@ public struct CContender: Contender {
         var sum = cb_sum()
         switch workload {
         case .w3:
-            return PreparedRun(timed: { sum = cb_sum(); try db.check(cb_fetch_all(db.handle, &sum)) }, verify: { Checksum(sum) })
+            return PreparedRun(
+                timed: {
+                    sum = cb_sum(); try db.check(cb_fetch_all(db.handle, &sum))
+                }, verify: { Checksum(sum) })
         case .w4:
             let keys = data.lookupKeys
-            return PreparedRun(timed: { sum = cb_sum(); try db.check(cb_fetch_by_keys(db.handle, keys, Int32(keys.count), &sum)) },
-                               verify: { Checksum(sum) })
+            return PreparedRun(
+                timed: {
+                    sum = cb_sum(); try db.check(cb_fetch_by_keys(db.handle, keys, Int32(keys.count), &sum))
+                },
+                verify: { Checksum(sum) })
         case .w5:
             let thresholds = data.thresholds
-            return PreparedRun(timed: {
-                sum = cb_sum()
-                try db.check(cb_pages(db.handle, thresholds, Int32(thresholds.count), 50, 100, &sum))
-            }, verify: { Checksum(sum) })
+            return PreparedRun(
+                timed: {
+                    sum = cb_sum()
+                    try db.check(cb_pages(db.handle, thresholds, Int32(thresholds.count), 50, 100, &sum))
+                }, verify: { Checksum(sum) })
         case .w8:
             let median = data.medianPrice
-            return PreparedRun(timed: { try db.check(cb_delete_cheaper(db.handle, median)) },
-                               verify: { Checksum.ofFile(path, Checksum.itemTableSQL) })
+            return PreparedRun(
+                timed: { try db.check(cb_delete_cheaper(db.handle, median)) },
+                verify: { Checksum.ofFile(path, Checksum.itemTableSQL) })
         default:
             return try concurrentRun(db: db, data: data, path: path)
         }
@@ -83,22 +101,23 @@ public struct CContender: Contender {
         let batch = CItems(data.concurrentBatch)
         let keys = data.lookupKeys
         let fetches = Counter()
-        return PreparedRun(timed: {
-            let stop = StopFlag()
-            fetches.value = 0
-            let group = DispatchGroup()
-            for reader in readers {
-                DispatchQueue.global().async(group: group) {
-                    let done = cb_read_until(reader.handle, keys, Int32(keys.count), stop.pointer)
-                    fetches.add(Int(done))
+        return PreparedRun(
+            timed: {
+                let stop = StopFlag()
+                fetches.value = 0
+                let group = DispatchGroup()
+                for reader in readers {
+                    DispatchQueue.global().async(group: group) {
+                        let done = cb_read_until(reader.handle, keys, Int32(keys.count), stop.pointer)
+                        fetches.add(Int(done))
+                    }
                 }
-            }
-            let rc = cb_insert_items(db.handle, batch.pointer, batch.count)
-            cb_store_release(stop.pointer, 1)
-            group.wait()
-            try db.check(rc)
-        }, verify: { withExtendedLifetime(readers) { Checksum.ofFile(path, Checksum.itemTableSQL) } },
-           operations: { fetches.value })
+                let rc = cb_insert_items(db.handle, batch.pointer, batch.count)
+                cb_store_release(stop.pointer, 1)
+                group.wait()
+                try db.check(rc)
+            }, verify: { withExtendedLifetime(readers) { Checksum.ofFile(path, Checksum.itemTableSQL) } },
+            operations: { fetches.value })
     }
 
     private static func insertGraphs(_ db: Database, _ data: Dataset) throws {
@@ -106,9 +125,10 @@ public struct CContender: Contender {
         let playerNames = CStrings(data.players.flatMap { $0.map(\.name) })
         let teamIDs = data.teams.map(\.id)
         let playerIDs = data.players.flatMap { $0.map(\.id) }
-        try db.check(cb_insert_graphs(
-            db.handle, teamIDs, teamNames.pointers, Int32(teamIDs.count), playerIDs, playerNames.pointers,
-            Int32(Dataset.playersPerTeam)))
+        try db.check(
+            cb_insert_graphs(
+                db.handle, teamIDs, teamNames.pointers, Int32(teamIDs.count), playerIDs, playerNames.pointers,
+                Int32(Dataset.playersPerTeam)))
     }
 }
 

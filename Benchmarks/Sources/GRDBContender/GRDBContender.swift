@@ -79,21 +79,24 @@ public struct GRDBContender: Contender {
         case .w1:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)
-            return PreparedRun(timed: { try pool.write { db in for item in items { try item.insert(db) } } },
-                               verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try pool.write { db in for item in items { try item.insert(db) } } },
+                verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w2:
             let pool = try open(path, schema: Schema.item)
             let stored = Self.items(Array(data.items.prefix(data.rows / 2)))
             try pool.write { db in for item in stored { try item.insert(db) } }
             let upserts = Self.items(data.upserts)
-            return PreparedRun(timed: { try pool.write { db in for item in upserts { try item.upsert(db) } } },
-                               verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try pool.write { db in for item in upserts { try item.upsert(db) } } },
+                verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w11:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)
             try pool.write { db in for item in items { try item.insert(db) } }
-            return PreparedRun(timed: { try pool.write { db in for item in items { try item.upsert(db) } } },
-                               verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try pool.write { db in for item in items { try item.upsert(db) } } },
+                verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w3, .w4, .w5, .w8, .w10:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)
@@ -103,34 +106,43 @@ public struct GRDBContender: Contender {
             let pool = try open(path, schema: Schema.teams)
             try Self.insertGraphs(pool, data)
             var loaded: [TeamInfo] = []
-            return PreparedRun(timed: {
-                loaded = try pool.read { db in try Team.including(all: Team.players).asRequest(of: TeamInfo.self).fetchAll(db) }
-            }, verify: {
-                var checksum = Checksum()
-                for info in loaded {
-                    checksum.add(key: info.team.id, text: info.team.name)
-                    for player in info.players { checksum.add(key: player.id, text: player.name) }
-                }
-                return checksum
-            })
+            return PreparedRun(
+                timed: {
+                    loaded = try pool.read { db in try Team.including(all: Team.players).asRequest(of: TeamInfo.self).fetchAll(db) }
+                },
+                verify: {
+                    var checksum = Checksum()
+                    for info in loaded {
+                        checksum.add(key: info.team.id, text: info.team.name)
+                        for player in info.players { checksum.add(key: player.id, text: player.name) }
+                    }
+                    return checksum
+                })
         case .w7:
             let pool = try open(path, schema: Schema.workers)
-            try pool.write { db in for statement in Schema.workerRows(data) where statement != "BEGIN" && statement != "COMMIT" { try db.execute(sql: statement) } }
-            var loaded: [WorkerInfo] = []
-            return PreparedRun(timed: {
-                loaded = try pool.read { db in try Worker.including(all: Worker.snacks).asRequest(of: WorkerInfo.self).fetchAll(db) }
-            }, verify: {
-                var checksum = Checksum()
-                for info in loaded {
-                    checksum.add(key: info.worker.id, text: info.worker.name)
-                    for snack in info.snacks.sorted(by: { $0.id < $1.id }) { checksum.add(key: snack.id, text: snack.name) }
+            try pool.write { db in
+                for statement in Schema.workerRows(data) where statement != "BEGIN" && statement != "COMMIT" {
+                    try db.execute(sql: statement)
                 }
-                return checksum
-            })
+            }
+            var loaded: [WorkerInfo] = []
+            return PreparedRun(
+                timed: {
+                    loaded = try pool.read { db in try Worker.including(all: Worker.snacks).asRequest(of: WorkerInfo.self).fetchAll(db) }
+                },
+                verify: {
+                    var checksum = Checksum()
+                    for info in loaded {
+                        checksum.add(key: info.worker.id, text: info.worker.name)
+                        for snack in info.snacks.sorted(by: { $0.id < $1.id }) { checksum.add(key: snack.id, text: snack.name) }
+                    }
+                    return checksum
+                })
         case .w9:
             let pool = try open(path, schema: Schema.teams)
-            return PreparedRun(timed: { try Self.insertGraphs(pool, data) },
-                               verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.graphTableSQL) } })
+            return PreparedRun(
+                timed: { try Self.insertGraphs(pool, data) },
+                verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.graphTableSQL) } })
         }
     }
 
@@ -139,46 +151,54 @@ public struct GRDBContender: Contender {
         switch workload {
         case .w3:
             var loaded: [Item] = []
-            return PreparedRun(timed: { loaded = try pool.read { try Item.fetchAll($0) } }, verify: {
-                var checksum = Checksum()
-                for item in loaded { checksum.add(key: item.id, text: item.name, price: item.price) }
-                return checksum
-            })
+            return PreparedRun(
+                timed: { loaded = try pool.read { try Item.fetchAll($0) } },
+                verify: {
+                    var checksum = Checksum()
+                    for item in loaded { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    return checksum
+                })
         case .w4:
             let keys = data.lookupKeys
-            return PreparedRun(timed: {
-                checksum = Checksum()
-                for key in keys {
-                    if let item = try pool.read({ try Item.fetchOne($0, key: key) }) {
-                        checksum.add(key: item.id, text: item.name, price: item.price)
+            return PreparedRun(
+                timed: {
+                    checksum = Checksum()
+                    for key in keys {
+                        if let item = try pool.read({ try Item.fetchOne($0, key: key) }) {
+                            checksum.add(key: item.id, text: item.name, price: item.price)
+                        }
                     }
-                }
-            }, verify: { checksum })
+                }, verify: { checksum })
         case .w5:
             let thresholds = data.thresholds
-            return PreparedRun(timed: {
-                checksum = Checksum()
-                for threshold in thresholds {
-                    let page = try pool.read { db in
-                        try Item.filter(Column("price") > threshold).order(Column("price"), Column("id")).limit(50, offset: 100).fetchAll(db)
+            return PreparedRun(
+                timed: {
+                    checksum = Checksum()
+                    for threshold in thresholds {
+                        let page = try pool.read { db in
+                            try Item.filter(Column("price") > threshold).order(Column("price"), Column("id")).limit(50, offset: 100)
+                                .fetchAll(db)
+                        }
+                        for item in page { checksum.add(key: item.id, text: item.name, price: item.price) }
                     }
-                    for item in page { checksum.add(key: item.id, text: item.name, price: item.price) }
-                }
-            }, verify: { checksum })
+                }, verify: { checksum })
         case .w8:
             let median = data.medianPrice
-            return PreparedRun(timed: { _ = try pool.write { try Item.filter(Column("price") < median).deleteAll($0) } },
-                               verify: { Checksum.ofFile(path, Checksum.itemTableSQL) })
+            return PreparedRun(
+                timed: { _ = try pool.write { try Item.filter(Column("price") < median).deleteAll($0) } },
+                verify: { Checksum.ofFile(path, Checksum.itemTableSQL) })
         default:
             let batch = Self.items(data.concurrentBatch)
             let keys = data.lookupKeys
             let fetches = Tally()
-            return PreparedRun(timed: {
-                fetches.reset()
-                fetches.add(try fetchesWhileWriting({ try pool.write { db in for item in batch { try item.insert(db) } } }) { done in
-                    _ = try? pool.read { try Item.fetchOne($0, key: keys[done % keys.count]) }
-                })
-            }, verify: { Checksum.ofFile(path, Checksum.itemTableSQL) }, operations: { fetches.value })
+            return PreparedRun(
+                timed: {
+                    fetches.reset()
+                    fetches.add(
+                        try fetchesWhileWriting({ try pool.write { db in for item in batch { try item.insert(db) } } }) { done in
+                            _ = try? pool.read { try Item.fetchOne($0, key: keys[done % keys.count]) }
+                        })
+                }, verify: { Checksum.ofFile(path, Checksum.itemTableSQL) }, operations: { fetches.value })
         }
     }
 

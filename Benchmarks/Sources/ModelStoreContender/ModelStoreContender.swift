@@ -74,54 +74,63 @@ public struct ModelStoreContender: Contender {
         let store = try ModelStore(path: path, configuration: configuration)
         switch workload {
         case .w1:
-            _ = try Item.deleteAll(in: store)   // creates the table outside the timing (a write does)
+            _ = try Item.deleteAll(in: store)  // creates the table outside the timing (a write does)
             let items = Self.items(data.items)
-            return PreparedRun(timed: { try Item.save(items, in: store) },
-                               verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try Item.save(items, in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w2:
             try Item.save(Self.items(Array(data.items.prefix(data.rows / 2))), in: store)
             let upserts = Self.items(data.upserts)
-            return PreparedRun(timed: { try Item.save(upserts, in: store) },
-                               verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try Item.save(upserts, in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w11:
             let items = Self.items(data.items)
             try Item.save(items, in: store)
-            return PreparedRun(timed: { try Item.save(items, in: store) },
-                               verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try Item.save(items, in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w3, .w4, .w5, .w8, .w10:
             try Item.save(Self.items(data.items), in: store)
             return try readRun(workload, store: store, data: data, path: path)
         case .w6:
             try Team.save(Self.teams(data), in: store)
             var loaded: [Team] = []
-            return PreparedRun(timed: { loaded = try Team.findAll(in: store) }, verify: {
-                var checksum = Checksum()
-                for team in loaded {
-                    checksum.add(key: team.id, text: team.name)
-                    for player in team.players ?? [] { checksum.add(key: player.id, text: player.name) }
-                }
-                return checksum
-            })
+            return PreparedRun(
+                timed: { loaded = try Team.findAll(in: store) },
+                verify: {
+                    var checksum = Checksum()
+                    for team in loaded {
+                        checksum.add(key: team.id, text: team.name)
+                        for player in team.players ?? [] { checksum.add(key: player.id, text: player.name) }
+                    }
+                    return checksum
+                })
         case .w7:
             let snacks = data.snacks.map { Snack(id: $0.id, name: $0.name) }
             try Snack.save(snacks, in: store)
-            try Worker.save(zip(data.workers, data.workerSnacks).map { worker, ids in
-                Worker(id: worker.id, name: worker.name, snacks: ids.map { snacks[Int($0) - 1] })
-            }, in: store)
+            try Worker.save(
+                zip(data.workers, data.workerSnacks).map { worker, ids in
+                    Worker(id: worker.id, name: worker.name, snacks: ids.map { snacks[Int($0) - 1] })
+                }, in: store)
             var loaded: [Worker] = []
-            return PreparedRun(timed: { loaded = try Worker.findAll(in: store) }, verify: {
-                var checksum = Checksum()
-                for worker in loaded {
-                    checksum.add(key: worker.id, text: worker.name)
-                    for snack in worker.snacks ?? [] { checksum.add(key: snack.id, text: snack.name) }
-                }
-                return checksum
-            })
+            return PreparedRun(
+                timed: { loaded = try Worker.findAll(in: store) },
+                verify: {
+                    var checksum = Checksum()
+                    for worker in loaded {
+                        checksum.add(key: worker.id, text: worker.name)
+                        for snack in worker.snacks ?? [] { checksum.add(key: snack.id, text: snack.name) }
+                    }
+                    return checksum
+                })
         case .w9:
-            _ = try Team.deleteAll(in: store)   // creates the tables outside the timing (a write does)
+            _ = try Team.deleteAll(in: store)  // creates the tables outside the timing (a write does)
             let teams = Self.teams(data)
-            return PreparedRun(timed: { try Team.save(teams, in: store) },
-                               verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.graphTableSQL) } })
+            return PreparedRun(
+                timed: { try Team.save(teams, in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.graphTableSQL) } })
         }
     }
 
@@ -130,42 +139,49 @@ public struct ModelStoreContender: Contender {
         switch workload {
         case .w3:
             var loaded: [Item] = []
-            return PreparedRun(timed: { loaded = try Item.findAll(in: store) }, verify: {
-                var checksum = Checksum()
-                for item in loaded { checksum.add(key: item.id, text: item.name, price: item.price) }
-                return checksum
-            })
+            return PreparedRun(
+                timed: { loaded = try Item.findAll(in: store) },
+                verify: {
+                    var checksum = Checksum()
+                    for item in loaded { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    return checksum
+                })
         case .w4:
             let keys = data.lookupKeys
-            return PreparedRun(timed: {
-                checksum = Checksum()
-                for key in keys {
-                    if let item = try Item.find(key: key, in: store) { checksum.add(key: item.id, text: item.name, price: item.price) }
-                }
-            }, verify: { checksum })
+            return PreparedRun(
+                timed: {
+                    checksum = Checksum()
+                    for key in keys {
+                        if let item = try Item.find(key: key, in: store) { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    }
+                }, verify: { checksum })
         case .w5:
             let thresholds = data.thresholds
-            return PreparedRun(timed: {
-                checksum = Checksum()
-                for threshold in thresholds {
-                    let page = try Item.filter(\.price > threshold).order(.ascending(\.price)).limit(50, offset: 100).findAll(in: store)
-                    for item in page { checksum.add(key: item.id, text: item.name, price: item.price) }
-                }
-            }, verify: { checksum })
+            return PreparedRun(
+                timed: {
+                    checksum = Checksum()
+                    for threshold in thresholds {
+                        let page = try Item.filter(\.price > threshold).order(.ascending(\.price)).limit(50, offset: 100).findAll(in: store)
+                        for item in page { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    }
+                }, verify: { checksum })
         case .w8:
             let median = data.medianPrice
-            return PreparedRun(timed: { try Item.deleteAll(where: \.price < median, in: store) },
-                               verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+            return PreparedRun(
+                timed: { try Item.deleteAll(where: \.price < median, in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         default:
             let batch = Self.items(data.concurrentBatch)
             let keys = data.lookupKeys
             let fetches = Tally()
-            return PreparedRun(timed: {
-                fetches.reset()
-                fetches.add(try fetchesWhileWriting({ _ = try Item.save(batch, in: store) }) { done in
-                    _ = try? Item.find(key: keys[done % keys.count], in: store)
-                })
-            }, verify: { Checksum.ofFile(path, Checksum.itemTableSQL) }, operations: { fetches.value })
+            return PreparedRun(
+                timed: {
+                    fetches.reset()
+                    fetches.add(
+                        try fetchesWhileWriting({ _ = try Item.save(batch, in: store) }) { done in
+                            _ = try? Item.find(key: keys[done % keys.count], in: store)
+                        })
+                }, verify: { Checksum.ofFile(path, Checksum.itemTableSQL) }, operations: { fetches.value })
         }
     }
 }

@@ -57,7 +57,8 @@ struct Harness {
                 }
                 if samples[index].checksum == nil { samples[index].checksum = checksum }
                 if let reference = samples[0].checksum, checksum != reference {
-                    mismatches.append("\(workload.rawValue): \(contender.name) produced \(checksum), \(contenders[0].name) produced \(reference)")
+                    mismatches.append(
+                        "\(workload.rawValue): \(contender.name) produced \(checksum), \(contenders[0].name) produced \(reference)")
                 }
             }
             progress("\(workload.rawValue) rep \(rep + 1)/\(reps)")

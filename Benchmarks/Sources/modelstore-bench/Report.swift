@@ -68,10 +68,14 @@ enum Report {
         let memory = results.filter { $0.contenders.contains { $0.peakMemoryGrowthBytes != nil } }
         for result in memory {
             let parts = result.contenders.map { "\($0.name) \(megabytes($0.peakMemoryGrowthBytes))" }
-            text += "\n\nPeak memory growth during \(result.workload): " + parts.joined(separator: ", ")
-                + (result.memoryNoHigherThanGRDB.map { $0 ? " — goal (no higher than GRDB) met." : " — goal (no higher than GRDB) **missed**." } ?? "")
+            text +=
+                "\n\nPeak memory growth during \(result.workload): " + parts.joined(separator: ", ")
+                + (result.memoryNoHigherThanGRDB.map {
+                    $0 ? " — goal (no higher than GRDB) met." : " — goal (no higher than GRDB) **missed**."
+                } ?? "")
         }
-        text += "\n\nRatios are slowdowns (ModelStore ÷ C: 1.00 means as fast as hand-written C). W10 is a rate "
+        text +=
+            "\n\nRatios are slowdowns (ModelStore ÷ C: 1.00 means as fast as hand-written C). W10 is a rate "
             + "(fetches per second by two readers while a third thread batch-saves), so its ratios invert the rates. "
             + "\(rows) rows, \(reps) repetitions per contender, interleaved."
         return text

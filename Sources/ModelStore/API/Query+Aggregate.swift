@@ -27,7 +27,9 @@ extension Query {
     }
 
     /// The sum, without blocking the calling task.
-    public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) async throws -> Value {
+    public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) async throws
+        -> Value
+    {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.sum($0, self, column) }
     }
@@ -42,7 +44,9 @@ extension Query {
     }
 
     /// The sum of a non-optional property, without blocking the calling task.
-    public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> Value {
+    public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws
+        -> Value
+    {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.sum($0, self, column) }
     }
@@ -63,7 +67,8 @@ extension Query {
     }
 
     /// The average, without blocking the calling task.
-    public func average<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> Double? {
+    public func average<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> Double?
+    {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.average($0, self, column) }
     }
@@ -158,7 +163,9 @@ extension Query {
     /// ```swift
     /// let postsPerUser = try Post.all().countsGrouped(by: \.userId)   // [Int64: Int]
     /// ```
-    public func countsGrouped<Value: Hashable & SQLValueConvertible>(by property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws -> [Value: Int] {
+    public func countsGrouped<Value: Hashable & SQLValueConvertible>(by property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws
+        -> [Value: Int]
+    {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.groupCounts($0, self, column, as: Value.self) }
     }
@@ -173,7 +180,9 @@ extension Query {
     }
 
     /// Grouped counts, without blocking the calling task.
-    public func countsGrouped<Value: Hashable & SQLValueConvertible>(by property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> [Value: Int] {
+    public func countsGrouped<Value: Hashable & SQLValueConvertible>(by property: KeyPath<Model, Value>, in store: ModelStore? = nil)
+        async throws -> [Value: Int]
+    {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.groupCounts($0, self, column, as: Value.self) }
     }
@@ -190,11 +199,13 @@ extension Query {
         completion: @escaping @Sendable (Result<[Value], ModelStoreError>) -> Void
     ) {
         let column = ColumnReference(property)
-        ModelStore.resolve(store).read({ try Self.convert($0.distinctValues(self, of: column), column, as: Value.self) }, completion: completion)
+        ModelStore.resolve(store).read(
+            { try Self.convert($0.distinctValues(self, of: column), column, as: Value.self) }, completion: completion)
     }
 
     /// Distinct values, without blocking the calling task.
-    public func distinct<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> [Value] {
+    public func distinct<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> [Value]
+    {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.convert($0.distinctValues(self, of: column), column, as: Value.self) }
     }
@@ -219,14 +230,17 @@ extension Query {
     }
 
     /// One property of each selected record, without blocking the calling task.
-    public func values<Value: SQLValueConvertible>(of property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> [Value] {
+    public func values<Value: SQLValueConvertible>(of property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> [Value]
+    {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.convert($0.values(self, of: column), column, as: Value.self) }
     }
 
     // MARK: Conversions shared by the three forms
 
-    private static func sum<Value: Numeric & SQLValueConvertible>(_ session: Session, _ query: Query, _ column: ColumnReference) throws -> Value {
+    private static func sum<Value: Numeric & SQLValueConvertible>(_ session: Session, _ query: Query, _ column: ColumnReference) throws
+        -> Value
+    {
         let total = try session.aggregate(query, "sum", column)
         return total.isNull ? .zero : try convert(total, column, as: Value.self)
     }
@@ -253,11 +267,15 @@ extension Query {
         return counts
     }
 
-    private static func convert<Value: SQLValueConvertible>(_ values: [SQLValue], _ column: ColumnReference, as type: Value.Type) throws -> [Value] {
+    private static func convert<Value: SQLValueConvertible>(_ values: [SQLValue], _ column: ColumnReference, as type: Value.Type) throws
+        -> [Value]
+    {
         try values.map { try convert($0, column, as: type) }
     }
 
-    private static func convert<Value: SQLValueConvertible>(_ value: SQLValue, _ column: ColumnReference, as type: Value.Type) throws -> Value {
+    private static func convert<Value: SQLValueConvertible>(_ value: SQLValue, _ column: ColumnReference, as type: Value.Type) throws
+        -> Value
+    {
         do {
             return try Value(sqlValue: value)
         } catch var error as ModelStoreError {

@@ -73,7 +73,9 @@ extension StoredModel {
 
     /// `save(matching:updatingAll:in:)` without blocking the calling task.
     @discardableResult
-    public func save(matching predicate: Condition<Self>, updatingAll: Bool = false, in store: ModelStore? = nil) async throws -> SaveOutcome {
+    public func save(matching predicate: Condition<Self>, updatingAll: Bool = false, in store: ModelStore? = nil) async throws
+        -> SaveOutcome
+    {
         try await ModelStore.resolve(store).write { try $0.save(self, matching: predicate.node, updatingAll: updatingAll) }
     }
 
@@ -84,7 +86,9 @@ extension StoredModel {
     /// try Snack(snackId: 0, name: "Pocky", taste: "sweet", price: 2).save(matching: [\.name, \.taste])
     /// ```
     @discardableResult
-    public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) throws -> SaveOutcome {
+    public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) throws
+        -> SaveOutcome
+    {
         let columns = properties.map { ColumnReference($0) }
         return try ModelStore.resolve(store).write { try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }
     }
@@ -95,12 +99,15 @@ extension StoredModel {
         completion: @escaping @Sendable (Result<SaveOutcome, ModelStoreError>) -> Void
     ) {
         let columns = properties.map { ColumnReference($0) }
-        ModelStore.resolve(store).write({ try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }, completion: completion)
+        ModelStore.resolve(store).write(
+            { try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }, completion: completion)
     }
 
     /// `save(matching:updatingAll:in:)` with properties, without blocking the calling task.
     @discardableResult
-    public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) async throws -> SaveOutcome {
+    public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) async throws
+        -> SaveOutcome
+    {
         let columns = properties.map { ColumnReference($0) }
         return try await ModelStore.resolve(store).write { try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }
     }

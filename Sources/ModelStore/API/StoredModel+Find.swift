@@ -21,7 +21,9 @@ extension StoredModel {
     /// ```
     /// - Throws: `ModelStoreError` with code `.invalidKey` when a component is missing,
     ///   extra, or of a type its column can never match.
-    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil) throws -> Self? {
+    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil) throws
+        -> Self?
+    {
         try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }
     }
 
@@ -30,7 +32,8 @@ extension StoredModel {
         key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
-        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }, completion: completion)
+        ModelStore.resolve(store).read(
+            { try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }, completion: completion)
     }
 
     /// Finds by composite key later; `completion` gets the model or nil.
@@ -38,16 +41,21 @@ extension StoredModel {
         key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
-        ModelStore.resolve(store).read({ try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }, completion: completion)
+        ModelStore.resolve(store).read(
+            { try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }, completion: completion)
     }
 
     /// Finds by key without blocking the calling task.
-    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> Self? {
+    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws
+        -> Self?
+    {
         try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }
     }
 
     /// Finds by composite key without blocking the calling task.
-    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> Self? {
+    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil)
+        async throws -> Self?
+    {
         try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }
     }
 

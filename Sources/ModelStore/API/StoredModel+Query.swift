@@ -6,7 +6,9 @@ extension StoredModel {
     /// ```swift
     /// let sweets = try Snack.findAll(where: \.taste == "sweet" && \.price < 2, orderBy: [.ascending(\.price)])
     /// ```
-    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws -> [Self] {
+    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws
+        -> [Self]
+    {
         try filter(predicate).order(orderBy).findAll(in: store)
     }
 
@@ -19,12 +21,16 @@ extension StoredModel {
     }
 
     /// `findAll(where:orderBy:in:)` without blocking the calling task.
-    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws -> [Self] {
+    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws
+        -> [Self]
+    {
         try await filter(predicate).order(orderBy).findAll(in: store)
     }
 
     /// The first model matching `predicate` in `orderBy` order, or nil.
-    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws -> Self? {
+    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws
+        -> Self?
+    {
         try filter(predicate).order(orderBy).findFirst(in: store)
     }
 
@@ -37,7 +43,9 @@ extension StoredModel {
     }
 
     /// `findFirst(where:orderBy:in:)` without blocking the calling task.
-    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws -> Self? {
+    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws
+        -> Self?
+    {
         try await filter(predicate).order(orderBy).findFirst(in: store)
     }
 
@@ -96,7 +104,8 @@ extension StoredModel {
 
     /// `count(where:in:)`, delivered later on the completion queue.
     public static func count(
-        where predicate: Condition<Self>, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+        where predicate: Condition<Self>, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
     ) {
         filter(predicate).count(in: store, completion: completion)
     }
@@ -113,7 +122,8 @@ extension StoredModel {
 
     /// `exists(where:in:)`, delivered later on the completion queue.
     public static func exists(
-        where predicate: Condition<Self>, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Bool, ModelStoreError>) -> Void
+        where predicate: Condition<Self>, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Bool, ModelStoreError>) -> Void
     ) {
         filter(predicate).exists(in: store, completion: completion)
     }
@@ -131,7 +141,8 @@ extension StoredModel {
 
     /// `deleteAll(where:in:)` later; `completion` gets the count on the completion queue.
     public static func deleteAll(
-        where predicate: Condition<Self>, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+        where predicate: Condition<Self>, in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
     ) {
         filter(predicate).deleteAll(in: store, completion: completion)
     }
@@ -149,7 +160,9 @@ extension StoredModel {
     /// try Snack.updateAll(where: \.taste == "sweet", set: [.set(\.price, to: 0.99)])
     /// ```
     @discardableResult
-    public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil) throws -> Int {
+    public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil) throws
+        -> Int
+    {
         try ModelStore.resolve(store).write { try $0.updateAll(filter(predicate), assignments) }
     }
 
@@ -163,7 +176,9 @@ extension StoredModel {
 
     /// `updateAll(where:set:in:)` without blocking the calling task.
     @discardableResult
-    public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil) async throws -> Int {
+    public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil)
+        async throws -> Int
+    {
         try await ModelStore.resolve(store).write { try $0.updateAll(filter(predicate), assignments) }
     }
 }

@@ -25,7 +25,9 @@ extension StoredModel {
     }
 
     /// `models` with their relationships filled, in bulk: one query per relationship.
-    public static func loadingRelationships(of models: [Self], _ options: LoadOptions = .direct, in store: ModelStore? = nil) throws -> [Self] {
+    public static func loadingRelationships(of models: [Self], _ options: LoadOptions = .direct, in store: ModelStore? = nil) throws
+        -> [Self]
+    {
         try ModelStore.resolve(store).read { try $0.loadRelationships(of: models, loading: options) }
     }
 
@@ -38,7 +40,9 @@ extension StoredModel {
     }
 
     /// `loadingRelationships(of:_:in:)` without blocking the calling task.
-    public static func loadingRelationships(of models: [Self], _ options: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> [Self] {
+    public static func loadingRelationships(of models: [Self], _ options: LoadOptions = .direct, in store: ModelStore? = nil) async throws
+        -> [Self]
+    {
         try await ModelStore.resolve(store).read { try $0.loadRelationships(of: models, loading: options) }
     }
 }

@@ -143,7 +143,9 @@ private struct NestingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func encode(_ value: UInt64, forKey key: Key) {}
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try probe.nested(value, at: level) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         KeyedEncodingContainer(NestingKeyedContainer<NestedKey>(probe: probe, level: probe.container(inside: level)))
     }
 

@@ -255,7 +255,8 @@ final class RowDecoder: Decoder {
         var error = failure(
             "The stored text is not valid UTF-8 (the value shows its bytes); ModelStore does not replace them with U+FFFD.",
             position, index)
-        error.suggestion = "Another tool wrote bytes that are not UTF-8 as TEXT: correct the stored value, or make the property Data if the column holds bytes."
+        error.suggestion =
+            "Another tool wrote bytes that are not UTF-8 as TEXT: correct the stored value, or make the property Data if the column holds bytes."
         return error
     }
 
@@ -273,7 +274,9 @@ final class RowDecoder: Decoder {
             .decodingFailed,
             "\(layout.modelName).\(column) is NULL in the stored record, but the property is not Optional.",
             model: layout.modelName, column: column, key: keyDescription(), value: "NULL",
-            suggestion: "If the column was added after the record was stored, give the records a value (for example with an update by predicate) or make '\(column)' Optional.")
+            suggestion:
+                "If the column was added after the record was stored, give the records a value (for example with an update by predicate) or make '\(column)' Optional."
+        )
     }
 
     private func missing(_ name: String) -> ModelStoreError {

@@ -263,7 +263,9 @@ struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     var codingPath: [any CodingKey] { [] }
     mutating func encodeNil(forKey key: Key) {}
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }

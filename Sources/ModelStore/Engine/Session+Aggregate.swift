@@ -13,7 +13,8 @@ extension Session {
         let table = try table(M.self)
         let compiler = QueryCompiler(table: table)
         let name = try compiler.column(column)
-        let sql = SQLFragment("SELECT \(name), count(*) FROM ") + (try compiler.source(query, columns: name))
+        let sql =
+            SQLFragment("SELECT \(name), count(*) FROM ") + (try compiler.source(query, columns: name))
             + SQLFragment(" GROUP BY \(name) ORDER BY \(name)")
         let statement = try connection.cachedStatement(sql.sql)
         var groups: [(SQLValue, Int)] = []
@@ -26,7 +27,8 @@ extension Session {
         let table = try table(M.self)
         let compiler = QueryCompiler(table: table)
         let name = try compiler.column(column)
-        let sql = SQLFragment("SELECT DISTINCT \(name) FROM ") + (try compiler.source(query, columns: name))
+        let sql =
+            SQLFragment("SELECT DISTINCT \(name) FROM ") + (try compiler.source(query, columns: name))
             + SQLFragment(" ORDER BY \(name)")
         return try columnValues(of: sql)
     }

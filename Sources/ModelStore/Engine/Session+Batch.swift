@@ -141,10 +141,12 @@ extension Session {
         for start in stride(from: 0, to: distinct.count, by: chunkSize) {
             let chunk = distinct[start..<min(start + chunkSize, distinct.count)]
             let tuple = "(" + Array(repeating: "?", count: varying.count).joined(separator: ", ") + ")"
-            condition[condition.count - 1] = varying.count == 1
+            condition[condition.count - 1] =
+                varying.count == 1
                 ? "\(varyingList) IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
                 : "(\(varyingList)) IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")"
-            let sql = "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable) WHERE "
+            let sql =
+                "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable) WHERE "
                 + condition.joined(separator: " AND ")
             let statement = try connection.cachedStatement(sql)
             try statement.forEachRow(sharedValues + chunk.flatMap { $0 }) {

@@ -17,7 +17,8 @@ extension Session {
         let statement = try statement(.deleteByKey, table, owner: ObjectIdentifier(owner))
         do {
             guard table.relationships.isEmpty else {
-                return try delete(owner, where: SQLFragment(table.keyCondition, key), describing: "\(table.modelName) (\(table.describeKey(key)))")
+                return try delete(
+                    owner, where: SQLFragment(table.keyCondition, key), describing: "\(table.modelName) (\(table.describeKey(key)))")
             }
             try statement.execute(key)
         } catch var error as ModelStoreError {

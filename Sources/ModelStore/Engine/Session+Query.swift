@@ -35,7 +35,8 @@ extension Session {
         let table = try table(M.self)
         let selection = try selection(query, table)
         guard table.relationships.isEmpty else {
-            let condition = selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
+            let condition =
+                selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
             return try delete(M.self, where: condition, describing: "\(table.modelName) records matching the query")
         }
         let statement = SQLFragment("DELETE FROM \(table.quotedTable)") + selection
@@ -48,7 +49,8 @@ extension Session {
     func updateAll<M: StoredModel>(_ query: Query<M>, _ assignments: [Assignment<M>]) throws -> Int {
         let table = try table(M.self)
         guard !assignments.isEmpty else {
-            throw ModelStoreError(.invalidQuery, "An update of \(table.modelName) records names no property to set.", model: table.modelName)
+            throw ModelStoreError(
+                .invalidQuery, "An update of \(table.modelName) records names no property to set.", model: table.modelName)
         }
         var set = SQLFragment()
         for (offset, assignment) in assignments.enumerated() {

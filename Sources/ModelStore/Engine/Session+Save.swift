@@ -61,7 +61,8 @@ extension Session {
             case .update:
                 var updated = row.present
                 for position in table.keyPositions { updated.remove(position) }
-                let found = updated.isEmpty
+                let found =
+                    updated.isEmpty
                     ? try exists(table, owner, key) : try update(row, columns: updated, key: key, table, owner)
                 guard found else {
                     throw ModelStoreError(
@@ -91,7 +92,7 @@ extension Session {
         reuse: inout (shape: ColumnMask, statement: Statement)?
     ) throws -> SaveOutcome {
         if !table.keyMask.isSubset(of: row.present) {
-            _ = try table.key(of: row)   // throws, naming the key property the model did not write
+            _ = try table.key(of: row)  // throws, naming the key property the model did not write
         }
         let statement: Statement
         if let reused = reuse, reused.shape == row.present {
@@ -238,8 +239,10 @@ extension ModelStoreError {
         var error = self
         error.code = .schemaMismatch
         error.column = column
-        error.message = "The table \(table.tableName) has a NOT NULL column \(column) that the model \(table.modelName) does not have, so the model cannot be saved; nothing was written."
-        error.suggestion = "Add the property \(column) back to \(table.modelName), or migrate the table: copy what \(column) holds if you need it, then ALTER TABLE \(quoted(table.tableName)) DROP COLUMN \(quoted(column))."
+        error.message =
+            "The table \(table.tableName) has a NOT NULL column \(column) that the model \(table.modelName) does not have, so the model cannot be saved; nothing was written."
+        error.suggestion =
+            "Add the property \(column) back to \(table.modelName), or migrate the table: copy what \(column) holds if you need it, then ALTER TABLE \(quoted(table.tableName)) DROP COLUMN \(quoted(column))."
         return error
     }
 }

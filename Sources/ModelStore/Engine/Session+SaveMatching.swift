@@ -38,7 +38,8 @@ extension Session {
     ) throws -> SaveOutcome {
         let compiler = QueryCompiler(table: table)
         let condition = try compiler.whereClause(predicate)
-        let lookup = SQLFragment("SELECT \(table.keyOrder) FROM \(table.quotedTable)") + condition
+        let lookup =
+            SQLFragment("SELECT \(table.keyOrder) FROM \(table.quotedTable)") + condition
             + SQLFragment(updatingAll ? "" : " LIMIT 2")
         let statement = try connection.cachedStatement(lookup.sql)
         var keys: [[SQLValue]] = []

@@ -65,7 +65,8 @@ enum StatementCatalog: Int {
         let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) }
         guard !updated.isEmpty else { return " ON CONFLICT DO NOTHING" }
         let names = updated.map { quoted(table.columns[$0].name) }
-        let action = " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let action =
+            " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             // COLLATE BINARY: see updateByKeyIfChanged; bytes decide what changed.
             + " WHERE " + names.map { "\($0) IS NOT excluded.\($0) COLLATE BINARY" }.joined(separator: " OR ")
         var sql = " ON CONFLICT (\(table.keyOrder))" + action

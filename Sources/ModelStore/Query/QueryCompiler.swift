@@ -116,7 +116,8 @@ struct QueryCompiler {
             error.code = .invalidQuery
             error.model = table.modelName
             error.column = error.column ?? reference?.name
-            error.message = "A value in the query on \(table.modelName)"
+            error.message =
+                "A value in the query on \(table.modelName)"
                 + (reference.map { ".\($0.name)" } ?? "") + " cannot be used: " + error.message
             throw error
         }
@@ -178,7 +179,8 @@ struct QueryCompiler {
         }
         for start in stride(from: 0, to: inline.count, by: inlineListLimit) {
             let chunk = Array(inline[start..<min(start + inlineListLimit, inline.count)])
-            parts.append(SQLFragment("\(column) \(keyword) (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk))
+            parts.append(
+                SQLFragment("\(column) \(keyword) (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk))
         }
         return parts
     }

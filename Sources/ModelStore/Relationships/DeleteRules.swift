@@ -16,8 +16,9 @@ extension Session {
             guard !chain.contains(edge) else { continue }
             func apply<T: StoredModel>(_ target: T.Type) throws {
                 let excluded = upstream?.property == relationship.property ? upstream?.keys : nil
-                try applyRule(relationship, of: table, to: target, selected: selected, condition: condition,
-                              describing: describing(), chain: chain.union([edge]), excluding: excluded)
+                try applyRule(
+                    relationship, of: table, to: target, selected: selected, condition: condition,
+                    describing: describing(), chain: chain.union([edge]), excluding: excluded)
             }
             try apply(relationship.target)
         }
@@ -38,17 +39,20 @@ extension Session {
         let linked: SQLFragment
         switch relationship.storage {
         case .foreignKeyHere(let positions, _):
-            guard relationship.deleteRule != .nullify else { return }   // the link goes with the record
+            guard relationship.deleteRule != .nullify else { return }  // the link goes with the record
             let columns = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
-            linked = SQLFragment("\(targetKey) IN (SELECT \(columns) FROM \(table.quotedTable) WHERE ") + condition
+            linked =
+                SQLFragment("\(targetKey) IN (SELECT \(columns) FROM \(table.quotedTable) WHERE ") + condition
                 + SQLFragment(")")
         case .foreignKeyThere(let columns):
             linked = SQLFragment("(" + columns.map(quoted).joined(separator: ", ") + ") IN (") + selected + SQLFragment(")")
         case .joinTable(let join):
-            guard relationship.deleteRule != .nullify else { return }   // join rows cascade away
-            linked = SQLFragment(
-                "\(targetKey) IN (SELECT " + join.targetColumns.map(quoted).joined(separator: ", ") + " FROM \(quoted(join.name)) WHERE ("
-                    + join.ownerColumns.map(quoted).joined(separator: ", ") + ") IN (") + selected + SQLFragment("))")
+            guard relationship.deleteRule != .nullify else { return }  // join rows cascade away
+            linked =
+                SQLFragment(
+                    "\(targetKey) IN (SELECT " + join.targetColumns.map(quoted).joined(separator: ", ")
+                        + " FROM \(quoted(join.name)) WHERE ("
+                        + join.ownerColumns.map(quoted).joined(separator: ", ") + ") IN (") + selected + SQLFragment("))")
         }
         switch relationship.deleteRule {
         case .deny:
@@ -70,8 +74,9 @@ extension Session {
                 upstream: relationship.inverse.map { ($0, selected) })
         case .nullify:
             guard case .foreignKeyThere(let columns) = relationship.storage else { return }
-            let update = SQLFragment(
-                "UPDATE \(targetTable.quotedTable) SET " + columns.map { "\(quoted($0)) = NULL" }.joined(separator: ", ") + " WHERE ")
+            let update =
+                SQLFragment(
+                    "UPDATE \(targetTable.quotedTable) SET " + columns.map { "\(quoted($0)) = NULL" }.joined(separator: ", ") + " WHERE ")
                 + linked
             try connection.cachedStatement(update.sql).execute(update.values)
         case .noAction:

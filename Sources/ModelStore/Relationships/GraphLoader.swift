@@ -53,7 +53,9 @@ final class GraphLoader {
     }
 
     /// Fills the relationships of models the caller holds, given their keys and link values.
-    func load<M: StoredModel>(_ models: [M], keys: [[SQLValue]], links: [[SQLValue]], table: TableDescription, plan: LoadOptions.Plan) throws -> [M] {
+    func load<M: StoredModel>(_ models: [M], keys: [[SQLValue]], links: [[SQLValue]], table: TableDescription, plan: LoadOptions.Plan)
+        throws -> [M]
+    {
         try Self.validate(plan, for: M.self, session: session)
         let roots = cache(M.self, table)
         // A model passed twice is one record: it is filled once and returned for both.
@@ -118,7 +120,8 @@ final class GraphLoader {
                 }
             }
             func load<T: StoredModel>(_ target: T.Type) throws {
-                try self.load(relationship, declaration, target: target, parents: records, positions, plan: childPlan, wholeTable: wholeTable)
+                try self.load(
+                    relationship, declaration, target: target, parents: records, positions, plan: childPlan, wholeTable: wholeTable)
             }
             try load(relationship.target)
             return
@@ -145,7 +148,7 @@ final class GraphLoader {
                 children.markExpanded(child, in: number)
                 fresh.append(child)
                 if children.wasDecodedWithParent(child) {
-                    freshParents.append(nil)   // decoded with its parent already
+                    freshParents.append(nil)  // decoded with its parent already
                 } else {
                     if parent == nil { parent = [parents.parentValues(position)] }
                     freshParents.append(parent)
@@ -177,13 +180,16 @@ final class GraphLoader {
             guard kind == .toMany || !list.isEmpty else { continue }
             // An empty list must not go through the initializer: with capacity 0 it writes
             // into the shared empty-array singleton, which the thread sanitizer reports.
-            let values = list.isEmpty ? [] : [T](unsafeUninitializedCapacity: list.count) { buffer, initialized in
-                for (slot, child) in list.enumerated() {
-                    (buffer.baseAddress! + slot).initialize(
-                        to: children.expandedIn(child) == load ? children.model(child) : children.storedValues(child))
+            let values =
+                list.isEmpty
+                ? []
+                : [T](unsafeUninitializedCapacity: list.count) { buffer, initialized in
+                    for (slot, child) in list.enumerated() {
+                        (buffer.baseAddress! + slot).initialize(
+                            to: children.expandedIn(child) == load ? children.model(child) : children.storedValues(child))
+                    }
+                    initialized = list.count
                 }
-                initialized = list.count
-            }
             parents.fill(position) { declaration.assign(&$0, values) }
         }
     }
@@ -238,7 +244,8 @@ final class GraphLoader {
             try collect(
                 positions, parents, into: &childrenOf, injection: inject,
                 parentsIn(linked).map { condition in
-                    SQLFragment("SELECT \(linked.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(target.quotedTable) t WHERE ")
+                    SQLFragment(
+                        "SELECT \(linked.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(target.quotedTable) t WHERE ")
                         + condition + SQLFragment(" ORDER BY " + (linked + targetKey).joined(separator: ", "))
                 }, children, prefix: columns.count)
         case .joinTable(let join):
@@ -250,7 +257,9 @@ final class GraphLoader {
                 parentsIn(owner).map { condition in
                     // Ordered by parent, so a parent's children arrive together (the join
                     // table's key serves this order), then by child key.
-                    SQLFragment("SELECT \(owner.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(quoted(join.name)) j JOIN \(target.quotedTable) t ON \(on) WHERE ")
+                    SQLFragment(
+                        "SELECT \(owner.joined(separator: ", ")), \(target.prefixedSelectList("t")) FROM \(quoted(join.name)) j JOIN \(target.quotedTable) t ON \(on) WHERE "
+                    )
                         + condition + SQLFragment(" ORDER BY " + (owner + targetKey).joined(separator: ", "))
                 }, children, prefix: join.ownerColumns.count)
         }
@@ -317,7 +326,8 @@ final class GraphLoader {
             decoder.injectedPlain = nil
         }
         while try statement.step() {
-            let key = singleKey.flatMap { RecordKey(statement, at: $0, count: 1) }
+            let key =
+                singleKey.flatMap { RecordKey(statement, at: $0, count: 1) }
                 ?? RecordKey(table.keyPositions.map { statement.value(at: offset + Int32($0)) })
             let parentKey = prefix == 0 ? nil : RecordKey(statement, at: 0, count: prefix)
             if injects, parentKey != currentParent, let injection {
@@ -353,7 +363,8 @@ final class GraphLoader {
         return stride(from: 0, to: keys.count, by: chunkSize).map { start in
             let chunk = keys[start..<min(start + chunkSize, keys.count)]
             return SQLFragment(
-                "(\(columns.joined(separator: ", "))) IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")",
+                "(\(columns.joined(separator: ", "))) IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ")
+                    + ")",
                 chunk.flatMap { $0 })
         }
     }

@@ -337,7 +337,9 @@ final class GraphSaver {
     }
 
     /// Clears `columns` (a link to `key`) on every record of `target` but those with the keys kept.
-    private func unlinkOthers(of target: TableDescription, through columns: [String], from key: [SQLValue], keeping keys: [[SQLValue]]) throws {
+    private func unlinkOthers(of target: TableDescription, through columns: [String], from key: [SQLValue], keeping keys: [[SQLValue]])
+        throws
+    {
         let linked = columns.map(quoted)
         var sql = SQLFragment(
             "UPDATE \(target.quotedTable) SET " + linked.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE "
@@ -359,7 +361,9 @@ final class GraphSaver {
         for targetKey in targets { try insert.execute(key + targetKey) }
     }
 
-    private func unlink(_ join: JoinTableDescription, owner: [String], target: [String], key: [SQLValue], keeping targets: [[SQLValue]]) throws {
+    private func unlink(_ join: JoinTableDescription, owner: [String], target: [String], key: [SQLValue], keeping targets: [[SQLValue]])
+        throws
+    {
         var remove = SQLFragment(
             "DELETE FROM \(quoted(join.name)) WHERE " + owner.map { "\($0) = ?" }.joined(separator: " AND "), key)
         if !targets.isEmpty {
@@ -380,7 +384,8 @@ final class GraphSaver {
 
     private func writeLinks(_ links: [Int: SQLValue], key: [SQLValue], table: TableDescription, owner: ObjectIdentifier) throws {
         let positions = links.keys.sorted()
-        let sql = "UPDATE \(table.quotedTable) SET "
+        let sql =
+            "UPDATE \(table.quotedTable) SET "
             + positions.map { quoted(table.columns[$0].name) + " = ?" }.joined(separator: ", ") + " WHERE \(table.keyCondition)"
         try session.connection.cachedStatement(sql).execute(positions.map { links[$0]! } + key)
     }

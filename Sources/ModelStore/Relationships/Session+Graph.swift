@@ -32,7 +32,10 @@ extension Session {
             var links: [RecordKey: [SQLValue]] = [:]
             let linkColumns = table.foreignKeyColumns.map { quoted($0.name) }
             for condition in GraphLoader.membership(table.keyNames.map(quoted), keys) {
-                let sql = SQLFragment("SELECT \((table.keyNames.map(quoted) + linkColumns).joined(separator: ", ")) FROM \(table.quotedTable) WHERE ") + condition
+                let sql =
+                    SQLFragment(
+                        "SELECT \((table.keyNames.map(quoted) + linkColumns).joined(separator: ", ")) FROM \(table.quotedTable) WHERE ")
+                    + condition
                 let statement = try connection.cachedStatement(sql.sql)
                 try statement.forEachRow(sql.values) {
                     let count = Int32(table.keyPositions.count)

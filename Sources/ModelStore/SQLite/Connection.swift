@@ -194,7 +194,7 @@ final class Connection {
                 try execute("RELEASE \(savepoint)")
             }
         } catch var error as ModelStoreError {
-            if error.sqliteCode == 787 { error = explainForeignKeyFailure(error) }   // SQLITE_CONSTRAINT_FOREIGNKEY
+            if error.sqliteCode == 787 { error = explainForeignKeyFailure(error) }  // SQLITE_CONSTRAINT_FOREIGNKEY
             rollback(depth: depth, savepoint: savepoint)
             throw error
         }

@@ -192,7 +192,8 @@ extension ModelStoreError {
             summary = message ?? String(cString: sqlite3_errstr(resultCode))
         }
         if resultCode & 0xFF == SQLITE_ERROR, let message, let drift = SchemaDrift(message) {
-            var error = ModelStoreError(.schemaMismatch, drift.explanation, model: model, column: drift.column, suggestion: drift.suggestion)
+            var error = ModelStoreError(
+                .schemaMismatch, drift.explanation, model: model, column: drift.column, suggestion: drift.suggestion)
             error.sqliteCode = resultCode
             error.sqliteMessage = message
             error.sql = sql
@@ -236,14 +237,17 @@ struct SchemaDrift {
 
     var explanation: String {
         if let column {
-            return "The stored table\(table.map { " " + $0 } ?? "") has no column \(column), which the model stores a property in: another program renamed or dropped it after the store checked the table. Nothing was read or written."
+            return
+                "The stored table\(table.map { " " + $0 } ?? "") has no column \(column), which the model stores a property in: another program renamed or dropped it after the store checked the table. Nothing was read or written."
         }
-        return "The stored table \(table ?? "") no longer exists: another program dropped or renamed it after the store checked it. Nothing was read or written."
+        return
+            "The stored table \(table ?? "") no longer exists: another program dropped or renamed it after the store checked it. Nothing was read or written."
     }
 
     var suggestion: String {
         if let column {
-            return "Rename the column back to \(column) (ALTER TABLE … RENAME COLUMN … TO \(quoted(column))) or restore it from a backup; a store opened afterwards re-checks the table and adds a missing column empty."
+            return
+                "Rename the column back to \(column) (ALTER TABLE … RENAME COLUMN … TO \(quoted(column))) or restore it from a backup; a store opened afterwards re-checks the table and adds a missing column empty."
         }
         return "Restore the table, or open the store again: a new store creates missing tables on first use."
     }

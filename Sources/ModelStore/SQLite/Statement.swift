@@ -206,9 +206,10 @@ final class Statement {
         let buffer = UnsafeBufferPointer(start: bytes, count: count)
         let string = String(decoding: buffer, as: UTF8.self)
         if isASCII(bytes, count) { return string }
-        let same = string.utf8.withContiguousStorageIfAvailable { stored in
-            stored.count == count && memcmp(stored.baseAddress!, bytes, count) == 0
-        } ?? string.utf8.elementsEqual(buffer)
+        let same =
+            string.utf8.withContiguousStorageIfAvailable { stored in
+                stored.count == count && memcmp(stored.baseAddress!, bytes, count) == 0
+            } ?? string.utf8.elementsEqual(buffer)
         return same ? string : nil
     }
 

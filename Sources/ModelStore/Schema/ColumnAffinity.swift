@@ -52,7 +52,8 @@ enum ColumnAffinity: String, Sendable {
     func damage(to storage: StorageType) -> String {
         switch (storage, self) {
         case (.integer, .real):
-            return "SQLite would turn every integer into a REAL, which loses digits beyond 2^53 (9007199254740993 becomes 9007199254740992.0)"
+            return
+                "SQLite would turn every integer into a REAL, which loses digits beyond 2^53 (9007199254740993 becomes 9007199254740992.0)"
         case (.integer, .text):
             return "SQLite would turn every integer into text"
         case (.real, _):

@@ -50,11 +50,12 @@ struct JoinTableDescription: Sendable, Hashable {
             zip(names, storage).map { "\(quoted($0)) \($1.rawValue) NOT NULL" }
         }
         func list(_ names: [String]) -> String { names.map(quoted).joined(separator: ", ") }
-        let definitions = columns(ownerColumns, ownerStorage) + columns(targetColumns, targetStorage) + [
-            "PRIMARY KEY (\(list(ownerColumns + targetColumns)))",
-            "FOREIGN KEY (\(list(ownerColumns))) REFERENCES \(quoted(ownerTable)) (\(list(ownerKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
-            "FOREIGN KEY (\(list(targetColumns))) REFERENCES \(quoted(targetTable)) (\(list(targetKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
-        ]
+        let definitions =
+            columns(ownerColumns, ownerStorage) + columns(targetColumns, targetStorage) + [
+                "PRIMARY KEY (\(list(ownerColumns + targetColumns)))",
+                "FOREIGN KEY (\(list(ownerColumns))) REFERENCES \(quoted(ownerTable)) (\(list(ownerKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
+                "FOREIGN KEY (\(list(targetColumns))) REFERENCES \(quoted(targetTable)) (\(list(targetKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
+            ]
         return [
             "CREATE TABLE IF NOT EXISTS \(quoted(name)) (" + definitions.joined(separator: ", ") + ")",
             "CREATE INDEX IF NOT EXISTS \(quoted("index_" + name + "_target")) ON \(quoted(name)) (\(list(targetColumns)))",
@@ -118,14 +119,16 @@ extension TableDescription {
             case (.toOne, .toOne?):
                 let here = "\(M.tableName).\(name)"
                 let there = "\(target.tableName).\(declaration.inverse!)"
-                storage = here <= there
+                storage =
+                    here <= there
                     ? .foreignKeyHere(positions: [], unique: true)
                     : .foreignKeyThere(columns: target.foreignKeyColumns(for: declaration.inverse!, referencing: own))
             case (.toMany, .toOne?):
                 storage = .foreignKeyThere(columns: target.foreignKeyColumns(for: declaration.inverse!, referencing: own))
             case (.toMany, .toMany?), (.toMany, nil):
-                storage = .joinTable(JoinTableDescription(
-                    owner: own, ownerProperty: name, target: target, targetProperty: declaration.inverse))
+                storage = .joinTable(
+                    JoinTableDescription(
+                        owner: own, ownerProperty: name, target: target, targetProperty: declaration.inverse))
             }
             var resolved = storage
             if case .foreignKeyHere(_, let unique) = storage {
@@ -139,15 +142,17 @@ extension TableDescription {
                             model: modelName, column: column, suggestion: "Rename the property '\(column)'.")
                     }
                     positions.append(layout.columns.count + foreignKeys.count)
-                    foreignKeys.append(ColumnDescription(
-                        name: column, storage: keyStorage, isOptional: true, coding: .primitive,
-                        typeName: "\(target.modelName).\(keyName)"))
+                    foreignKeys.append(
+                        ColumnDescription(
+                            name: column, storage: keyStorage, isOptional: true, coding: .primitive,
+                            typeName: "\(target.modelName).\(keyName)"))
                 }
                 resolved = .foreignKeyHere(positions: positions, unique: unique)
             }
-            descriptions.append(RelationshipDescription(
-                property: name, kind: declaration.kind, target: declaration.target,
-                targetName: target.modelName, inverse: declaration.inverse, deleteRule: declaration.deleteRule, storage: resolved))
+            descriptions.append(
+                RelationshipDescription(
+                    property: name, kind: declaration.kind, target: declaration.target,
+                    targetName: target.modelName, inverse: declaration.inverse, deleteRule: declaration.deleteRule, storage: resolved))
         }
         return (descriptions, foreignKeys)
     }
@@ -167,7 +172,9 @@ extension TableDescription {
                 .invalidModel,
                 "\(modelName).\(declaration.property) names \(target.modelName).\(inverse) as its inverse, but \(target.modelName).relationships declares no relationship '\(inverse)'.",
                 model: modelName, column: declaration.property,
-                suggestion: "Declare \(target.modelName).\(inverse) in \(target.modelName).relationships with inverse \\\(modelName).\(declaration.property).")
+                suggestion:
+                    "Declare \(target.modelName).\(inverse) in \(target.modelName).relationships with inverse \\\(modelName).\(declaration.property)."
+            )
         }
         guard ObjectIdentifier(found.target) == ObjectIdentifier(M.self), found.inverse == declaration.property else {
             let pointsTo = found.inverse.map { "\(String(describing: found.target)).\($0)" } ?? "no inverse"

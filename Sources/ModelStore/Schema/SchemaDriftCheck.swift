@@ -9,14 +9,17 @@ extension SchemaMigrator {
                 .schemaMismatch,
                 "\(table.modelName): the stored table \(table.tableName) no longer exists: another program dropped or renamed it while the store was open. Nothing was written.",
                 model: table.modelName,
-                suggestion: "Restore the table (rename it back, or from a backup); a store opened afterwards creates a missing table empty.")
+                suggestion: "Restore the table (rename it back, or from a backup); a store opened afterwards creates a missing table empty."
+            )
         }
         for column in table.columns where existing.columns[column.name.lowercased()] == nil {
             throw ModelStoreError(
                 .schemaMismatch,
                 "\(table.modelName): the stored table \(table.tableName) has no column \(column.name) any more: another program renamed or dropped it while the store was open. Nothing was written.",
                 model: table.modelName, column: column.name,
-                suggestion: "Rename the column back (ALTER TABLE \(table.quotedTable) RENAME COLUMN … TO \(quoted(column.name))) or restore it from a backup; a store opened afterwards adds a missing column empty.")
+                suggestion:
+                    "Rename the column back (ALTER TABLE \(table.quotedTable) RENAME COLUMN … TO \(quoted(column.name))) or restore it from a backup; a store opened afterwards adds a missing column empty."
+            )
         }
     }
 }

@@ -35,7 +35,8 @@ enum SchemaMigrator {
                 try connection.execute(index.createSQL(on: table))
             } catch var error as ModelStoreError where error.code == .constraintViolation {
                 error.model = table.modelName
-                error.message = "The unique index on \(table.modelName) (\(index.columns.joined(separator: ", "))) cannot be created: stored records share values for it."
+                error.message =
+                    "The unique index on \(table.modelName) (\(index.columns.joined(separator: ", "))) cannot be created: stored records share values for it."
                 error.suggestion = "Remove the duplicates first, or declare the index without unique."
                 throw error
             }
@@ -115,7 +116,8 @@ enum SchemaMigrator {
                 .schemaMismatch,
                 "The stored table \(table.quotedTable) has primary key (\(stored)), but \(table.modelName).primaryKey is (\(table.keyNames.joined(separator: ", "))).",
                 model: table.modelName,
-                suggestion: "Keep the model's primaryKey as it was, or migrate the table (copy its records into a new table with the new key).")
+                suggestion:
+                    "Keep the model's primaryKey as it was, or migrate the table (copy its records into a new table with the new key).")
         }
     }
 
@@ -164,7 +166,9 @@ enum SchemaMigrator {
                 .schemaMismatch,
                 "The stored table \(quoted(tableName)) declares column \(quoted(column.name)) as \(shown) (\(affinity.rawValue) affinity), but \(column.owner) is \(column.typeName), stored as \(column.storage.displayName): \(affinity.damage(to: column.storage)). Nothing was written.",
                 model: modelName, column: column.name,
-                suggestion: "Declare the column as \(column.storage.acceptableDeclarations) — SQLite cannot change a column's type, so create the table anew and copy the rows into it — or give the property a type that the column keeps exactly.")
+                suggestion:
+                    "Declare the column as \(column.storage.acceptableDeclarations) — SQLite cannot change a column's type, so create the table anew and copy the rows into it — or give the property a type that the column keeps exactly."
+            )
         }
     }
 

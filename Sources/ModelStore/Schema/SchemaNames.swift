@@ -16,7 +16,10 @@ struct SchemaNames {
         }
         for relationship in table.relationships {
             guard case .joinTable(let join) = relationship.storage else { continue }
-            let sides = [join.ownerTable + "." + join.ownerColumns.joined(separator: ","), join.targetTable + "." + join.targetColumns.joined(separator: ",")]
+            let sides = [
+                join.ownerTable + "." + join.ownerColumns.joined(separator: ","),
+                join.targetTable + "." + join.targetColumns.joined(separator: ","),
+            ]
             // Both sides of one relationship derive the same owner, whichever is prepared first.
             let owner = "the join table linking \(sides.sorted().joined(separator: " and "))"
             let columns = join.ownerColumns + join.targetColumns
@@ -38,7 +41,9 @@ struct SchemaNames {
                     .invalidModel,
                     "\(table.modelName) derives the name \(name) for \(owner), but the store already uses it for \(existing): their records would mix.",
                     model: table.modelName, value: name,
-                    suggestion: "Rename one of the properties or tables involved (tableName, or the relationship's property) so the derived names differ.")
+                    suggestion:
+                        "Rename one of the properties or tables involved (tableName, or the relationship's property) so the derived names differ."
+                )
             }
             claimed[key] = owner
         }

@@ -56,7 +56,9 @@ struct IndexDescription: Sendable, Hashable {
 }
 
 extension TableDescription {
-    static func indexes(_ declared: [(columns: [String], isUnique: Bool)], layout: ColumnLayout, tableName: String, modelName: String) throws -> [IndexDescription] {
+    static func indexes(_ declared: [(columns: [String], isUnique: Bool)], layout: ColumnLayout, tableName: String, modelName: String)
+        throws -> [IndexDescription]
+    {
         try declared.map { index in
             guard !index.columns.isEmpty else {
                 throw ModelStoreError(.invalidModel, "\(modelName).indexes declares an index without properties.", model: modelName)

@@ -2,11 +2,11 @@ import ModelStoreCSQLite
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The store's connections: one writer, and up to `maximumReaders` readers made on demand.
@@ -168,7 +168,8 @@ final class ConnectionPool: @unchecked Sendable {
         let link: PooledConnection
         do {
             link = try openChecked()
-        } catch let error as ModelStoreError where error.code == .cannotOpen && Self.isOnReadOnlyMedia(path)
+        } catch let error as ModelStoreError
+            where error.code == .cannotOpen && Self.isOnReadOnlyMedia(path)
             && !FileManager.default.fileExists(atPath: path + "-wal")
         {
             // A WAL database on read-only media needs a `-shm` it cannot create; with no
@@ -186,7 +187,8 @@ final class ConnectionPool: @unchecked Sendable {
     /// Whether the file system holding `path` is mounted read-only.
     private static func isOnReadOnlyMedia(_ path: String) -> Bool {
         var info = statvfs()
-        guard statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &info) == 0 else {
+        guard statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &info) == 0
+        else {
             return false
         }
         return info.f_flag & UInt(ST_RDONLY_FLAG) != 0
@@ -241,7 +243,8 @@ final class ConnectionPool: @unchecked Sendable {
                 requestedReadOnly
                     ? "The store at \(locationDescription) was opened read-only; it cannot be written."
                     : "The store at \(locationDescription) can only be read: the file or its location is read-only.",
-                suggestion: requestedReadOnly ? "Open the store without readOnly to write." : "Copy the store to a writable location to change it.")
+                suggestion: requestedReadOnly
+                    ? "Open the store without readOnly to write." : "Copy the store to a writable location to change it.")
         }
         if let identity, case .file(let path) = location, FileIdentity(path: path) != identity {
             throw ModelStoreError(

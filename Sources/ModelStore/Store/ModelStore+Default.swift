@@ -53,10 +53,11 @@ extension ModelStore {
     /// What calls without a store use while the implicit default is switched off: a store
     /// whose every call throws `.noStore`.
     private static let unavailable = ModelStore(
-        location: .unavailable(ModelStoreError(
-            .noStore,
-            "A call named no store (in: store), ModelStore.default was never set, and the implicit default store is switched off (ModelStore.implicitDefaultEnabled = false).",
-            suggestion: "Pass the store to the call (in: store, or Query.findAll(in:)), or set ModelStore.default at launch.")),
+        location: .unavailable(
+            ModelStoreError(
+                .noStore,
+                "A call named no store (in: store), ModelStore.default was never set, and the implicit default store is switched off (ModelStore.implicitDefaultEnabled = false).",
+                suggestion: "Pass the store to the call (in: store, or Query.findAll(in:)), or set ModelStore.default at launch.")),
         path: nil, configuration: Configuration(), createsDirectory: false)
 
     /// Where the default store's file lives when `default` was never set:
@@ -67,17 +68,18 @@ extension ModelStore {
         let folder: String
         let base: URL
         #if canImport(Darwin)
-        folder = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
-        base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
+            folder = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+            base =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
         #else
-        folder = ProcessInfo.processInfo.processName
-        let environment = ProcessInfo.processInfo.environment
-        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-            base = URL(fileURLWithPath: dataHome, isDirectory: true)
-        } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
-        }
+            folder = ProcessInfo.processInfo.processName
+            let environment = ProcessInfo.processInfo.environment
+            if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+                base = URL(fileURLWithPath: dataHome, isDirectory: true)
+            } else {
+                base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+            }
         #endif
         return base.appendingPathComponent(folder, isDirectory: true).appendingPathComponent("ModelStore.sqlite")
     }

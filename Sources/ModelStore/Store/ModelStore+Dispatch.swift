@@ -222,10 +222,11 @@ extension ModelStore {
     /// runs: it would queue behind the block, and a block that waits for it would never end.
     func refuseInsideBlock() throws {
         guard BlockMarker.current?.isActive(for: id) == true else { return }
-        throw attributed(ModelStoreError(
-            .reentrancy,
-            "A call was made on a store from a task started inside one of its blocks (transaction or read) while the block runs; it would wait for the block, and a block waiting for it would never end.",
-            suggestion: "Inside a block, make the call in the block itself (it joins the block), or after the block returns."))
+        throw attributed(
+            ModelStoreError(
+                .reentrancy,
+                "A call was made on a store from a task started inside one of its blocks (transaction or read) while the block runs; it would wait for the block, and a block waiting for it would never end.",
+                suggestion: "Inside a block, make the call in the block itself (it joins the block), or after the block returns."))
     }
 
     /// Names the model in a schema error raised below the engine, which knows only SQL.
@@ -241,7 +242,9 @@ extension ModelStore {
         }
         if let table = best?.table {
             error.model = table.modelName
-            error.message = "\(table.modelName): " + error.message.replacingOccurrences(of: "The stored table has", with: "The stored table \(table.tableName) has")
+            error.message =
+                "\(table.modelName): "
+                + error.message.replacingOccurrences(of: "The stored table has", with: "The stored table \(table.tableName) has")
         }
         return error
     }

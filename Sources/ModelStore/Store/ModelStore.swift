@@ -182,7 +182,8 @@ public final class ModelStore: Sendable {
     ///   snapshot past the busy timeout, so part of the log is not in the file yet — it will
     ///   be when the last connection closes.
     public func close() throws {
-        if SessionContext.current(for: ObjectIdentifier(self)) != nil || BlockMarker.current?.isActive(for: ObjectIdentifier(self)) == true {
+        if SessionContext.current(for: ObjectIdentifier(self)) != nil || BlockMarker.current?.isActive(for: ObjectIdentifier(self)) == true
+        {
             throw ModelStoreError(
                 .reentrancy, "close() was called inside a block of the store it closes, which it would wait for.",
                 suggestion: "Close the store after the block returns.")

@@ -75,7 +75,8 @@ struct Session {
                     .reentrancy,
                     "\(table.modelName) is used for the first time inside a read block, and its table needs a column the model gained, which a read cannot add.",
                     model: table.modelName,
-                    suggestion: "Use \(table.modelName) once outside the read block first (any call adds the column), or use a transaction block.")
+                    suggestion:
+                        "Use \(table.modelName) once outside the read block first (any call adds the column), or use a transaction block.")
             }
         }
         return table
@@ -134,7 +135,8 @@ extension PooledConnection {
     /// Creates empty temp tables standing in for `table` (when `includingTable`) and for
     /// those of `joinTables` the file lacks, so a read finds no records or links instead of
     /// failing. The model's table is known on this connection until the read ends.
-    func createStandIn(for table: TableDescription, _ id: ObjectIdentifier, includingTable: Bool, joinTables: [JoinTableDescription]) throws {
+    func createStandIn(for table: TableDescription, _ id: ObjectIdentifier, includingTable: Bool, joinTables: [JoinTableDescription]) throws
+    {
         var statements: [String] = []
         if includingTable, !standIns.contains(table.tableName) {
             let columns = table.columns.map { quoted($0.name) + ($0.storage == .untyped ? "" : " " + $0.storage.rawValue) }

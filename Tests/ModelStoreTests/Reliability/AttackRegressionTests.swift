@@ -34,7 +34,6 @@ struct AtkDrop: StoredModel, Equatable {
     static let primaryKey = ["id"]
 }
 
-
 /// Regressions for an adversarial review of this round's changes: each test failed before
 /// its fix.
 @Suite("Reliability: attacks on this round's promises")
@@ -89,13 +88,20 @@ struct AttackRegressionTests {
         try test.rawExecute("INSERT INTO AtkGrow VALUES (1, 'x')")
         let store = test.store
         let gate = DispatchSemaphore(value: 0), began = DispatchSemaphore(value: 0)
-        store.transaction({ began.signal(); gate.wait() }, completion: { _ in })
+        store.transaction(
+            {
+                began.signal(); gate.wait()
+            }, completion: { _ in })
         began.wait()
         let result = Locked<Result<AtkGrow?, ModelStoreError>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        AtkGrow.find(key: 1, in: store) { found in result.withLock { $0 = found }; done.signal() }
+        AtkGrow.find(key: 1, in: store) { found in
+            result.withLock { $0 = found }; done.signal()
+        }
         let closed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { try? store.close(); closed.signal() }
+        DispatchQueue.global().async {
+            try? store.close(); closed.signal()
+        }
         Thread.sleep(forTimeInterval: 0.2)
         gate.signal()
         closed.wait()
@@ -145,8 +151,10 @@ struct AttackRegressionTests {
     @Test func aGraphSaveThatWritesRelatedRecordsIsNotUnchanged() throws {
         let test = try TestStore(.file)
         try Team(id: 1, name: "T", players: [Player(id: 1, name: "P1")]).save(in: test.store)
-        #expect(try Team(id: 1, name: "T", players: [Player(id: 1, name: "P1"), Player(id: 2, name: "P2")]).save(in: test.store) == .updated)
-        #expect(try Team(id: 1, name: "T", players: [Player(id: 1, name: "P1"), Player(id: 2, name: "P2")]).save(in: test.store) == .unchanged)
+        #expect(
+            try Team(id: 1, name: "T", players: [Player(id: 1, name: "P1"), Player(id: 2, name: "P2")]).save(in: test.store) == .updated)
+        #expect(
+            try Team(id: 1, name: "T", players: [Player(id: 1, name: "P1"), Player(id: 2, name: "P2")]).save(in: test.store) == .unchanged)
         try Worker(id: 1, name: "W", snacks: [Food(id: 1)]).save(in: test.store)
         #expect(try Worker(id: 1, name: "W", snacks: [Food(id: 1), Food(id: 2)]).save(in: test.store) == .updated)
         let batch = try Worker.save([Worker(id: 1, name: "W", snacks: [Food(id: 3)]), Worker(id: 2, name: "V")], in: test.store)
@@ -167,7 +175,8 @@ struct AttackRegressionTests {
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: test.directory.path)
         #expect(errorCode { _ = try ModelStore(path: path) } == .fileReplaced)
         #expect(errorCode { _ = try ModelStore(path: link.appendingPathComponent("store.sqlite").path) } == .fileReplaced)
-        #expect(errorCode { _ = try ModelStore(path: test.directory.appendingPathComponent("other/../store.sqlite").path) } == .fileReplaced)
+        #expect(
+            errorCode { _ = try ModelStore(path: test.directory.appendingPathComponent("other/../store.sqlite").path) } == .fileReplaced)
     }
 
     /// A block started on the completion queue (from a completion handler, or on the main

@@ -102,21 +102,21 @@ struct BadFileTests {
     @Test func aLocationThatCannotBeWrittenFailsAtOpen() throws {
         // /proc refuses new files even to root; elsewhere a directory without write permission does.
         #if os(Linux)
-        let path = "/proc/modelstore-\(UUID().uuidString).sqlite"
-        let error = try #require(throws: ModelStoreError.self) { try ModelStore(path: path) }
-        #expect([.cannotOpen, .readOnly].contains(error.code))
-        #expect(error.message.contains(path))
+            let path = "/proc/modelstore-\(UUID().uuidString).sqlite"
+            let error = try #require(throws: ModelStoreError.self) { try ModelStore(path: path) }
+            #expect([.cannotOpen, .readOnly].contains(error.code))
+            #expect(error.message.contains(path))
         #else
-        let directory = try temporaryDirectory()
-        defer {
-            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
-            try? FileManager.default.removeItem(at: directory)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
-        let error = try #require(throws: ModelStoreError.self) {
-            try ModelStore(path: directory.appendingPathComponent("store.sqlite").path)
-        }
-        #expect([.cannotOpen, .readOnly].contains(error.code))
+            let directory = try temporaryDirectory()
+            defer {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+                try? FileManager.default.removeItem(at: directory)
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
+            let error = try #require(throws: ModelStoreError.self) {
+                try ModelStore(path: directory.appendingPathComponent("store.sqlite").path)
+            }
+            #expect([.cannotOpen, .readOnly].contains(error.code))
         #endif
     }
 

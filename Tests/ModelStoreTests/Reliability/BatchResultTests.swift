@@ -54,7 +54,9 @@ struct BatchResultTests {
     @Test(arguments: ["NOCASE", "RTRIM"])
     func aChangeThatTheColumnsCollationCallsEqualIsStillWritten(_ collation: String) throws {
         let test = try TestStore(.file)
-        try test.rawExecute("CREATE TABLE Member (localId TEXT PRIMARY KEY, accountId INTEGER NOT NULL, friendId INTEGER NOT NULL, nickname TEXT COLLATE \(collation), score REAL)")
+        try test.rawExecute(
+            "CREATE TABLE Member (localId TEXT PRIMARY KEY, accountId INTEGER NOT NULL, friendId INTEGER NOT NULL, nickname TEXT COLLATE \(collation), score REAL)"
+        )
         let changed = collation == "NOCASE" ? "BOB" : "bob   "
         try Member(localId: "m", accountId: 1, friendId: 1, nickname: "bob").save(in: test.store)
         #expect(try Member(localId: "m", accountId: 1, friendId: 1, nickname: changed).save(in: test.store) == .updated)
@@ -62,13 +64,18 @@ struct BatchResultTests {
         #expect(try Member.save([Member(localId: "m", accountId: 1, friendId: 1, nickname: "bob")], in: test.store).updated == 1)
         #expect(try Member.find(key: "m", in: test.store)?.nickname == "bob")
         let keys = MatchKeys<Member>(shared: [\.accountId], varying: [\.friendId])
-        #expect(try Member.save([Member(localId: "x", accountId: 1, friendId: 1, nickname: changed)], matching: keys, in: test.store).updated == 1)
+        #expect(
+            try Member.save([Member(localId: "x", accountId: 1, friendId: 1, nickname: changed)], matching: keys, in: test.store).updated
+                == 1)
         #expect(try Member.find(key: "m", in: test.store)?.nickname == changed)
     }
 
     @Test func aBatchThatRepeatsAKeyCountsEachElementOnce() throws {
         let test = try TestStore(.file)
-        let batch = [Member(localId: "a", accountId: 1, friendId: 1), Member(localId: "a", accountId: 1, friendId: 1), Member(localId: "a", accountId: 1, friendId: 2)]
+        let batch = [
+            Member(localId: "a", accountId: 1, friendId: 1), Member(localId: "a", accountId: 1, friendId: 1),
+            Member(localId: "a", accountId: 1, friendId: 2),
+        ]
         let result = try Member.save(batch, in: test.store)
         #expect(result == BatchSaveResult(inserted: 1, updated: 1, unchanged: 1))
         #expect(result.inserted + result.updated + result.unchanged == batch.count)

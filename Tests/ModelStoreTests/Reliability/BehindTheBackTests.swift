@@ -34,9 +34,10 @@ func runTaskInsideABlock(of store: ModelStore, readBlock: Bool, _ work: @escapin
     }
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         Thread.detachNewThread {
-            continuation.resume(with: Result {
-                if readBlock { try store.read { body() } } else { try store.transaction { body() } }
-            })
+            continuation.resume(
+                with: Result {
+                    if readBlock { try store.read { body() } } else { try store.transaction { body() } }
+                })
         }
     }
     return finished.current
@@ -83,7 +84,9 @@ struct BehindTheBackTests {
         expectMissingColumn(
             try #require(throws: ModelStoreError.self) { try Drifter.all().order(.ascending(\.note)).findAll(in: store) }, "note")
         expectMissingColumn(
-            try #require(throws: ModelStoreError.self) { try Drifter.updateAll(where: \.note == "keep", set: [.set(\.size, to: 0)], in: store) },
+            try #require(throws: ModelStoreError.self) {
+                try Drifter.updateAll(where: \.note == "keep", set: [.set(\.size, to: 0)], in: store)
+            },
             "note")
         expectMissingColumn(try #require(throws: ModelStoreError.self) { try Drifter(id: 1, note: "new").save(in: store) }, "note")
         expectMissingColumn(
@@ -127,12 +130,14 @@ struct FirstReadTests {
     func aModelNeverWrittenReadsAsEmptyInEveryFormAndBlock(_ kind: StoreKind) async throws {
         let test = try TestStore(kind)
         let store = test.store
-        let (count, all, one, teams, maximum) = try synchronously { try store.read {
-            (
-                try Snack.count(in: store), try Snack.findAll(in: store), try Snack.find(key: 1, in: store),
-                try Team.findAll(loading: .all, in: store), try Snack.all().max(\.price, in: store)
-            )
-        } }
+        let (count, all, one, teams, maximum) = try synchronously {
+            try store.read {
+                (
+                    try Snack.count(in: store), try Snack.findAll(in: store), try Snack.find(key: 1, in: store),
+                    try Team.findAll(loading: .all, in: store), try Snack.all().max(\.price, in: store)
+                )
+            }
+        }
         #expect(count == 0 && all.isEmpty && one == nil && teams.isEmpty && maximum == nil)
         #expect(try synchronously { try Food.findAll(loading: .all, in: store).isEmpty })
         #expect(try await Worker.findAll(loading: .all, in: store).isEmpty)
@@ -269,13 +274,15 @@ struct CallFormsInBlocksTests {
         let test = try TestStore(.file)
         let store = test.store
         let gate = DispatchSemaphore(value: 0)
-        let task = try synchronously { try store.transaction {
-            try Snack(snackId: 1).save(in: store)
-            return Task {
-                gate.wait()
-                try await Snack(snackId: 2).save(in: store)
-                return try await Snack.count(in: store)
-            } }
+        let task = try synchronously {
+            try store.transaction {
+                try Snack(snackId: 1).save(in: store)
+                return Task {
+                    gate.wait()
+                    try await Snack(snackId: 2).save(in: store)
+                    return try await Snack.count(in: store)
+                }
+            }
         }
         gate.signal()
         #expect(try await task.value == 2)
@@ -284,11 +291,13 @@ struct CallFormsInBlocksTests {
     @Test func everySynchronousFormInsideEveryBlockJoinsIt() async throws {
         let test = try TestStore(.file)
         let store = test.store
-        try synchronously { try store.transaction {
-            try Snack(snackId: 1).save(in: store)
-            _ = try store.transaction { try Snack(snackId: 2).save(in: store) }
-            #expect(try store.read { try Snack.count(in: store) } == 2)  // sees its own writes
-        } }
+        try synchronously {
+            try store.transaction {
+                try Snack(snackId: 1).save(in: store)
+                _ = try store.transaction { try Snack(snackId: 2).save(in: store) }
+                #expect(try store.read { try Snack.count(in: store) } == 2)  // sees its own writes
+            }
+        }
         try await store.transaction {
             try Snack(snackId: 3).save(in: store)
             #expect(try Snack.count(in: store) == 3)
@@ -331,55 +340,56 @@ struct ReadOnlyTests {
     }
 
     #if os(Linux)
-    /// A read-only bind mount stands in for read-only media (needs the privilege to mount,
-    /// which the test machines have; elsewhere the check falls back to file permissions).
-    @Test func aStoreOnReadOnlyMediaOpensForReading() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ModelStoreRO-\(UUID().uuidString)")
-        let source = base.appendingPathComponent("source"), mounted = base.appendingPathComponent("mounted")
-        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: mounted, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
-        do {
-            let writer = try ModelStore(path: source.appendingPathComponent("store.sqlite").path)
-            _ = try synchronously { try Snack.save((1...5).map { Snack(snackId: $0) }, in: writer) }
-            try writer.close()
-        }
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["--bind", "-o", "ro", source.path, mounted.path]
-        mount.standardError = FileHandle.nullDevice
-        try mount.run()
-        mount.waitUntilExit()
-        var path = mounted.appendingPathComponent("store.sqlite").path
-        if mount.terminationStatus == 0 {
-            defer {
-                let unmount = Process()
-                unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-                unmount.arguments = [mounted.path]
-                try? unmount.run()
-                unmount.waitUntilExit()
+        /// A read-only bind mount stands in for read-only media (needs the privilege to mount,
+        /// which the test machines have; elsewhere the check falls back to file permissions).
+        @Test func aStoreOnReadOnlyMediaOpensForReading() async throws {
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("ModelStoreRO-\(UUID().uuidString)")
+            let source = base.appendingPathComponent("source"), mounted = base.appendingPathComponent("mounted")
+            try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: mounted, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: base) }
+            do {
+                let writer = try ModelStore(path: source.appendingPathComponent("store.sqlite").path)
+                _ = try synchronously { try Snack.save((1...5).map { Snack(snackId: $0) }, in: writer) }
+                try writer.close()
             }
-            try await check(path)
-        } else if getuid() != 0 {
-            path = source.appendingPathComponent("store.sqlite").path
-            chmod(path, 0o444)
-            chmod(source.path, 0o555)
-            defer { chmod(source.path, 0o755) }
-            try await check(path)
-        } else {
-            try await check(path, explicit: true, source: source)
+            let mount = Process()
+            mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+            mount.arguments = ["--bind", "-o", "ro", source.path, mounted.path]
+            mount.standardError = FileHandle.nullDevice
+            try mount.run()
+            mount.waitUntilExit()
+            var path = mounted.appendingPathComponent("store.sqlite").path
+            if mount.terminationStatus == 0 {
+                defer {
+                    let unmount = Process()
+                    unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+                    unmount.arguments = [mounted.path]
+                    try? unmount.run()
+                    unmount.waitUntilExit()
+                }
+                try await check(path)
+            } else if getuid() != 0 {
+                path = source.appendingPathComponent("store.sqlite").path
+                chmod(path, 0o444)
+                chmod(source.path, 0o555)
+                defer { chmod(source.path, 0o755) }
+                try await check(path)
+            } else {
+                try await check(path, explicit: true, source: source)
+            }
         }
-    }
 
-    private func check(_ path: String, explicit: Bool = false, source: URL? = nil) async throws {
-        let store = explicit
-            ? try ModelStore(path: source!.appendingPathComponent("store.sqlite").path, configuration: .init(readOnly: true))
-            : try ModelStore(path: path)
-        #expect(store.isReadOnly)
-        #expect(try synchronously { try Snack.count(in: store) == 5 })
-        #expect(try await Snack.findAll(in: store).count == 5)
-        #expect(try synchronously { try Employee.count(in: store) == 0 })
-        try await expectWritesRefused(store)
-    }
+        private func check(_ path: String, explicit: Bool = false, source: URL? = nil) async throws {
+            let store =
+                explicit
+                ? try ModelStore(path: source!.appendingPathComponent("store.sqlite").path, configuration: .init(readOnly: true))
+                : try ModelStore(path: path)
+            #expect(store.isReadOnly)
+            #expect(try synchronously { try Snack.count(in: store) == 5 })
+            #expect(try await Snack.findAll(in: store).count == 5)
+            #expect(try synchronously { try Employee.count(in: store) == 0 })
+            try await expectWritesRefused(store)
+        }
     #endif
 }

@@ -152,7 +152,8 @@ struct ColumnTypeTests {
             let stored = try test.rawRows("SELECT typeof(v), v FROM Probe\(offset)")
             let expected: [[SQLValue]]
             switch affinity {
-            case "INTEGER", "NUMERIC": expected = [[.text("integer"), .integer(123)], [.text("integer"), .integer(9_007_199_254_740_993)]]
+            case "INTEGER", "NUMERIC":
+                expected = [[.text("integer"), .integer(123)], [.text("integer"), .integer(9_007_199_254_740_993)]]
             case "REAL": expected = [[.text("real"), .real(123)], [.text("real"), .real(9_007_199_254_740_992)]]
             case "TEXT": expected = [[.text("text"), .text("0123")], [.text("text"), .text("9007199254740993")]]
             default: expected = [[.text("text"), .text("0123")], [.text("integer"), .integer(9_007_199_254_740_993)]]
@@ -184,21 +185,36 @@ struct ColumnTypeTests {
             }
         }
         for (declared, affinity) in Self.declaredTypes {
-            try check("integer", [IntegerValue(id: 1, v: 9_007_199_254_740_993), IntegerValue(id: 2, v: .min)],
-                      declared: declared, affinity: affinity, typeName: "Int64")
-            try check("real", [RealValue(id: 1, v: 0.1), RealValue(id: 2, v: 3), RealValue(id: 3, v: 1e300),
-                               RealValue(id: 4, v: -.infinity), RealValue(id: 5, v: 0x1p62)],
-                      declared: declared, affinity: affinity, typeName: "Double")
-            try check("real", [DateValue(id: 1, v: Date(timeIntervalSinceReferenceDate: 123.456)),
-                               DateValue(id: 2, v: Date(timeIntervalSinceReferenceDate: 3))],
-                      declared: declared, affinity: affinity, typeName: "Date")
-            try check("text", [TextValue(id: 1, v: "0123"), TextValue(id: 2, v: "1.50"), TextValue(id: 3, v: " 7"),
-                               TextValue(id: 4, v: "9007199254740993")],
-                      declared: declared, affinity: affinity, typeName: "String")
-            try check("text", [DecimalValue(id: 1, v: Decimal(string: "1234567890.123456789")!), DecimalValue(id: 2, v: 100)],
-                      declared: declared, affinity: affinity, typeName: "Decimal")
-            try check("blob", [BlobValue(id: 1, v: Data("0123".utf8)), BlobValue(id: 2, v: Data([0xFF, 0]))],
-                      declared: declared, affinity: affinity, typeName: "Data")
+            try check(
+                "integer", [IntegerValue(id: 1, v: 9_007_199_254_740_993), IntegerValue(id: 2, v: .min)],
+                declared: declared, affinity: affinity, typeName: "Int64")
+            try check(
+                "real",
+                [
+                    RealValue(id: 1, v: 0.1), RealValue(id: 2, v: 3), RealValue(id: 3, v: 1e300),
+                    RealValue(id: 4, v: -.infinity), RealValue(id: 5, v: 0x1p62),
+                ],
+                declared: declared, affinity: affinity, typeName: "Double")
+            try check(
+                "real",
+                [
+                    DateValue(id: 1, v: Date(timeIntervalSinceReferenceDate: 123.456)),
+                    DateValue(id: 2, v: Date(timeIntervalSinceReferenceDate: 3)),
+                ],
+                declared: declared, affinity: affinity, typeName: "Date")
+            try check(
+                "text",
+                [
+                    TextValue(id: 1, v: "0123"), TextValue(id: 2, v: "1.50"), TextValue(id: 3, v: " 7"),
+                    TextValue(id: 4, v: "9007199254740993"),
+                ],
+                declared: declared, affinity: affinity, typeName: "String")
+            try check(
+                "text", [DecimalValue(id: 1, v: Decimal(string: "1234567890.123456789")!), DecimalValue(id: 2, v: 100)],
+                declared: declared, affinity: affinity, typeName: "Decimal")
+            try check(
+                "blob", [BlobValue(id: 1, v: Data("0123".utf8)), BlobValue(id: 2, v: Data([0xFF, 0]))],
+                declared: declared, affinity: affinity, typeName: "Data")
         }
     }
 
@@ -282,7 +298,10 @@ struct ColumnTypeTests {
     @Test func aPropertyWhoseTypeChangedSinceTheTableWasMadeIsRefusedOnFirstUse() throws {
         let test = try TestStore()
         try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
-        for use in [{ _ = try PetWithTextAge.findAll(in: test.store) }, { try PetWithTextAge(id: 2, name: "Tom", age: "0123").save(in: test.store) }] {
+        for use in [
+            { _ = try PetWithTextAge.findAll(in: test.store) },
+            { try PetWithTextAge(id: 2, name: "Tom", age: "0123").save(in: test.store) },
+        ] {
             let error = try #require(throws: ModelStoreError.self) { try use() }
             #expect(error.code == .schemaMismatch)
             #expect(error.model == "PetWithTextAge")

@@ -168,7 +168,8 @@ struct DeepGraphTests {
     /// save path under test).
     private func storeChain(_ n: Int, in test: TestStore) throws {
         try ChainLink(id: n, label: "last").save(in: test.store)
-        try test.rawExecute("""
+        try test.rawExecute(
+            """
             WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(n - 1))
             INSERT INTO ChainLink (id, label, next_id) SELECT x, 'link', x + 1 FROM c
             """)
@@ -177,7 +178,8 @@ struct DeepGraphTests {
     /// Stores employees 1 … n, each managed by the one before.
     private func storeHierarchy(_ n: Int, in test: TestStore) throws {
         try Employee(id: 1, name: "top").save(in: test.store)
-        try test.rawExecute("""
+        try test.rawExecute(
+            """
             WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x + 1 FROM c WHERE x < \(n))
             INSERT INTO Employee (id, name, manager_id) SELECT x, 'e' || x, x - 1 FROM c
             """)
@@ -222,7 +224,8 @@ struct DeepGraphTests {
                 count += 1
                 // Each holds the manager it was reached from, with stored values only: not
                 // that manager's own manager, which would nest the whole chain again.
-                consistent = consistent && report.id == node.id + 1 && node.reports?.count == 1
+                consistent =
+                    consistent && report.id == node.id + 1 && node.reports?.count == 1
                     && report.manager?.id == node.id && report.manager?.manager == nil && report.manager?.reports == nil
                 node = report
             }

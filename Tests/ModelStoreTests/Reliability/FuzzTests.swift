@@ -67,7 +67,8 @@ private indirect enum Predicate: CustomStringConvertible {
         case .count(let comparison, let value): return comparison.condition(\.count, value)
         case .countEquals(let value): return \.count == value
         case .countDiffers(let value): return \.count != value
-        case .countIn(let values, let negated): return negated ? .notIn(\.count, values.map(Optional.some)) : .in(\.count, values.map(Optional.some))
+        case .countIn(let values, let negated):
+            return negated ? .notIn(\.count, values.map(Optional.some)) : .in(\.count, values.map(Optional.some))
         case .countBetween(let lower, let upper): return .between(\.count, lower, upper)
         case .score(let comparison, let value): return comparison.condition(\.score, value)
         case .labelEquals(let text): return \.label == text
@@ -255,7 +256,9 @@ struct FuzzTests {
                     guard check(reference[id(record)] == nil, "insert of \(record) succeeded over a stored record") else { return }
                     reference[id(record)] = record
                 } catch let error as ModelStoreError {
-                    guard check(error.code == .alreadyExists && reference[id(record)] != nil, "insert of \(record) failed: \(error)") else { return }
+                    guard check(error.code == .alreadyExists && reference[id(record)] != nil, "insert of \(record) failed: \(error)") else {
+                        return
+                    }
                 }
             case 35..<40:
                 let record = generate.record()
@@ -264,7 +267,9 @@ struct FuzzTests {
                     guard check(reference[id(record)] != nil, "update of \(record) succeeded without a stored record") else { return }
                     reference[id(record)] = merged(record)
                 } catch let error as ModelStoreError {
-                    guard check(error.code == .notFound && reference[id(record)] == nil, "update of \(record) failed: \(error)") else { return }
+                    guard check(error.code == .notFound && reference[id(record)] == nil, "update of \(record) failed: \(error)") else {
+                        return
+                    }
                 }
             case 40..<50:
                 let batch = (0..<Int.random(in: 0...6, using: &generate.random)).map { _ in generate.record() }
@@ -272,7 +277,9 @@ struct FuzzTests {
                 let result = try Shelved.save(batch, in: store)
                 for record in batch { reference[id(record)] = merged(record) }
                 let inserted = Set(batch.map(id)).subtracting(before).count
-                guard check(result.inserted == inserted, "batch \(batch) reported \(result.inserted) inserted, not \(inserted)") else { return }
+                guard check(result.inserted == inserted, "batch \(batch) reported \(result.inserted) inserted, not \(inserted)") else {
+                    return
+                }
             case 50..<56:
                 let record = generate.record()
                 let deleted = try Shelved.delete(key: record.key, in: store)
@@ -294,7 +301,9 @@ struct FuzzTests {
             case 66..<72:
                 let record = generate.record()
                 let found = try Shelved.find(key: record.key, in: store)
-                guard check(found == reference[id(record)], "find \(record.shelf)/\(record.code) gave \(String(describing: found))") else { return }
+                guard check(found == reference[id(record)], "find \(record.shelf)/\(record.code) gave \(String(describing: found))") else {
+                    return
+                }
             case 72..<90:
                 let predicate = generate.predicate()
                 let key = generate.pick(SortKey.allCases)
@@ -314,7 +323,11 @@ struct FuzzTests {
                     expected = Array(expected.dropFirst(offset).prefix(limit))
                 }
                 let found = try query.findAll(in: store)
-                guard check(found == expected, "findAll(\(predicate)) by \(key)\(descending ? " desc" : "") gave \(found), expected \(expected)") else { return }
+                guard
+                    check(
+                        found == expected, "findAll(\(predicate)) by \(key)\(descending ? " desc" : "") gave \(found), expected \(expected)"
+                    )
+                else { return }
             case 90..<100:
                 let predicate = generate.predicate()
                 let matching = reference.values.filter { predicate.evaluate($0) == true }
@@ -326,7 +339,9 @@ struct FuzzTests {
                 guard check(count == matching.count, "count(\(predicate)) = \(count), not \(matching.count)"),
                     check(sum == matching.compactMap(\.count).reduce(0, +), "sum(count) where \(predicate) = \(sum)"),
                     check(lowest == matching.compactMap(\.score).min(), "min(score) where \(predicate) = \(String(describing: lowest))"),
-                    check(highest.map(Bytes.init) == matching.compactMap(\.label).map(Bytes.init).max(), "max(label) where \(predicate) = \(String(describing: highest))")
+                    check(
+                        highest.map(Bytes.init) == matching.compactMap(\.label).map(Bytes.init).max(),
+                        "max(label) where \(predicate) = \(String(describing: highest))")
                 else { return }
             default: break
             }
@@ -340,6 +355,8 @@ struct FuzzTests {
         }
         // The whole store, at the end of the sequence.
         let all = try Shelved.findAll(in: store)
-        _ = check(all == sorted(Array(reference.values), by: .none, descending: false), "the store holds \(all), the reference \(reference.values)")
+        _ = check(
+            all == sorted(Array(reference.values), by: .none, descending: false),
+            "the store holds \(all), the reference \(reference.values)")
     }
 }

@@ -17,9 +17,11 @@ private struct Extreme: StoredModel, Equatable {
     var set: Set<Int>?
     static let primaryKey = ["id"]
 
-    init(id: Int64, text: String? = nil, integer: Int64? = nil, real: Double? = nil, single: Float? = nil,
-         date: Date? = nil, decimal: Decimal? = nil, bytes: Data? = nil, list: [String]? = nil,
-         map: [String: Int]? = nil, set: Set<Int>? = nil) {
+    init(
+        id: Int64, text: String? = nil, integer: Int64? = nil, real: Double? = nil, single: Float? = nil,
+        date: Date? = nil, decimal: Decimal? = nil, bytes: Data? = nil, list: [String]? = nil,
+        map: [String: Int]? = nil, set: Set<Int>? = nil
+    ) {
         self.id = id
         self.text = text
         self.integer = integer
@@ -95,14 +97,18 @@ struct HostileValueTests {
             // Negated, every non-matching text matches — the empty one too, which SQLite's
             // substr() would turn into NULL.
             #expect(try found(!.hasPrefix(\.text, needle)) == expected { !$0.starts(with: utf8) }, "not prefix \(utf8)")
-            #expect(try found(!.hasSuffix(\.text, needle, caseInsensitive: true))
-                == expected { !Self.asciiLowercased($0).reversed().starts(with: Self.asciiLowercased(utf8).reversed()) }, "not suffix folded \(utf8)")
+            #expect(
+                try found(!.hasSuffix(\.text, needle, caseInsensitive: true))
+                    == expected { !Self.asciiLowercased($0).reversed().starts(with: Self.asciiLowercased(utf8).reversed()) },
+                "not suffix folded \(utf8)")
             // Case folding is ASCII-only, as SQL's lower(): fold the expectation the same way.
             let folded = Self.asciiLowercased(utf8)
-            #expect(try found(.contains(\.text, needle, caseInsensitive: true))
-                == expected { Self.bytes(Self.asciiLowercased($0), contain: folded) }, "contains folded \(utf8)")
-            #expect(try found(.hasPrefix(\.text, needle, caseInsensitive: true))
-                == expected { Self.asciiLowercased($0).starts(with: folded) }, "prefix folded \(utf8)")
+            #expect(
+                try found(.contains(\.text, needle, caseInsensitive: true))
+                    == expected { Self.bytes(Self.asciiLowercased($0), contain: folded) }, "contains folded \(utf8)")
+            #expect(
+                try found(.hasPrefix(\.text, needle, caseInsensitive: true))
+                    == expected { Self.asciiLowercased($0).starts(with: folded) }, "prefix folded \(utf8)")
             #expect(try found(.in(\.text, [needle, "no such text"])) == expected { $0 == utf8 }, "in \(utf8)")
         }
         // The table is still there: no value was ever spliced into SQL.
@@ -268,7 +274,8 @@ struct HostileValueTests {
         #expect(try Group.delete(key: 7, in: test.store) == 1)
         #expect(try Member.find(key: 1, in: test.store)?.group == nil)
         let columns = try test.rawRows(#"SELECT name FROM pragma_table_info('member "items"; DROP TABLE Snack; --')"#)
-        #expect(columns.map { $0[0] } == [.text("select"), .text("from \"where\""), .text("drop table; --"), .text("group's \"group\"_index")])
+        #expect(
+            columns.map { $0[0] } == [.text("select"), .text("from \"where\""), .text("drop table; --"), .text("group's \"group\"_index")])
         #expect(try Snack.find(key: 1, in: test.store)?.name == "still here")
         #expect(try test.store.integrityCheck() == "ok")
     }

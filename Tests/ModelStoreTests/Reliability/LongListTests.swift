@@ -24,7 +24,9 @@ struct LongListTests {
         switch Int.random(in: 0..<4, using: &generator) {
         case 0: return Double(Int.random(in: -3...3, using: &generator))
         case 1: return Double.random(in: -1...1, using: &generator)
-        case 2: return [0.1, 0.2, 0.30000000000000004, 1e300, Double.leastNonzeroMagnitude, .infinity, -.infinity, 9007199254740992].randomElement(using: &generator)!
+        case 2:
+            return [0.1, 0.2, 0.30000000000000004, 1e300, Double.leastNonzeroMagnitude, .infinity, -.infinity, 9007199254740992]
+                .randomElement(using: &generator)!
         default: return Double(Int.random(in: 0...10, using: &generator)) / 10
         }
     }

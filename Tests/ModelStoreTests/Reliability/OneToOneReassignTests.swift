@@ -75,7 +75,7 @@ struct OneToOneReassignTests {
         #expect(try Team.find(key: 2, in: test.store)?.coach?.id == 1)
         #expect(try Team.find(key: 1, in: test.store)?.coach == nil)
         #expect(try Coach.find(key: 2, in: test.store)?.team == nil)
-        #expect(try Coach.find(key: 1, in: test.store)?.name == "coach 1")   // merge rules still apply
+        #expect(try Coach.find(key: 1, in: test.store)?.name == "coach 1")  // merge rules still apply
     }
 
     @Test func reassigningFromTheOtherSideUnlinksThePreviousPartnerInOneTransaction() throws {
@@ -199,7 +199,10 @@ struct OneToOneReassignTests {
         var bo = Athlete(id: 2)
         bo.locker = Locker(id: 20)
         try Club(id: 1, athletes: [ann, bo]).save(in: test.store)
-        #expect(try test.rawRows("SELECT id, locker_id FROM Athlete ORDER BY id") == [[.integer(1), .integer(10)], [.integer(2), .integer(20)]])
+        #expect(
+            try test.rawRows("SELECT id, locker_id FROM Athlete ORDER BY id") == [
+                [.integer(1), .integer(10)], [.integer(2), .integer(20)],
+            ])
 
         // Ann, reached as a child of her club, takes Bo's locker: the key-holding side, inside a graph.
         var moved = Athlete(id: 1)
@@ -230,7 +233,8 @@ struct OneToOneReassignTests {
 
     @Test func aBatchThatFailsOnALaterElementLeavesEveryLinkAsItWas() throws {
         let test = try pairs()
-        try test.rawExecute("CREATE TRIGGER refuse_coach_3 BEFORE INSERT ON Coach WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        try test.rawExecute(
+            "CREATE TRIGGER refuse_coach_3 BEFORE INSERT ON Coach WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END")
         try test.rawExecute("CREATE TRIGGER refuse_team_3 BEFORE INSERT ON Team WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END")
         let before = try snapshot(test)
 

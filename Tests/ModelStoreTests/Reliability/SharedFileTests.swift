@@ -4,7 +4,7 @@ import Testing
 @testable import ModelStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Several stores and processes on one file, descriptors opened and closed around them, the
@@ -60,50 +60,52 @@ struct SharedFileTests {
     }
 
     #if os(Linux)
-    /// The process's descriptors on the store's files, read from /proc.
-    private func openDescriptors(on path: String) -> Int {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return entries.filter { entry in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry) else { return false }
-            return [path, path + "-wal", path + "-shm"].contains(target)
-        }.count
-    }
-
-    /// Every kind of work, relationship loads included, then the last reference goes: the
-    /// store is freed and every descriptor on its files is closed.
-    @Test func aReleasedStoreClosesEveryDescriptorOnItsFiles() async throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("released.sqlite").path
-        #expect(openDescriptors(on: path) == 0)
-        weak var released: ModelStore?
-        do {
-            let store = try ModelStore(path: path)
-            released = store
-            var team = Team(id: 1, name: "Owls")
-            team.players = [Player(id: 1, name: "Ann"), Player(id: 2, name: "Bo")]
-            team.coach = Coach(id: 1, name: "Cy")
-            try synchronously {
-                try team.save(in: store)
-                #expect(try Team.find(key: 1, loading: .all, in: store)?.players?.count == 2)
-                #expect(try Player.findAll(loading: .all, in: store).count == 2)
-            }
-            #expect(try await Team.findAll(in: store).count == 1)
-            try await Snack(snackId: 1, name: "Pocky").save(in: store)
-            try synchronously {
-                try store.transaction { _ = try Employee.count(in: store) }
-                _ = try store.read { try Food.findAll(in: store) }
-            }
-            let done = DispatchSemaphore(value: 0)
-            Snack(snackId: 2).save(in: store) { _ in done.signal() }
-            done.wait()
-            #expect(openDescriptors(on: path) > 0)
+        /// The process's descriptors on the store's files, read from /proc.
+        private func openDescriptors(on path: String) -> Int {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return entries.filter { entry in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry) else {
+                    return false
+                }
+                return [path, path + "-wal", path + "-shm"].contains(target)
+            }.count
         }
-        // Completion handlers may still hold the store for a moment on their queue.
-        for _ in 0..<100 where released != nil { try await Task.sleep(nanoseconds: 10_000_000) }
-        #expect(released == nil, "the store must be freed when its last reference goes")
-        #expect(openDescriptors(on: path) == 0)
-    }
+
+        /// Every kind of work, relationship loads included, then the last reference goes: the
+        /// store is freed and every descriptor on its files is closed.
+        @Test func aReleasedStoreClosesEveryDescriptorOnItsFiles() async throws {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("released.sqlite").path
+            #expect(openDescriptors(on: path) == 0)
+            weak var released: ModelStore?
+            do {
+                let store = try ModelStore(path: path)
+                released = store
+                var team = Team(id: 1, name: "Owls")
+                team.players = [Player(id: 1, name: "Ann"), Player(id: 2, name: "Bo")]
+                team.coach = Coach(id: 1, name: "Cy")
+                try synchronously {
+                    try team.save(in: store)
+                    #expect(try Team.find(key: 1, loading: .all, in: store)?.players?.count == 2)
+                    #expect(try Player.findAll(loading: .all, in: store).count == 2)
+                }
+                #expect(try await Team.findAll(in: store).count == 1)
+                try await Snack(snackId: 1, name: "Pocky").save(in: store)
+                try synchronously {
+                    try store.transaction { _ = try Employee.count(in: store) }
+                    _ = try store.read { try Food.findAll(in: store) }
+                }
+                let done = DispatchSemaphore(value: 0)
+                Snack(snackId: 2).save(in: store) { _ in done.signal() }
+                done.wait()
+                #expect(openDescriptors(on: path) > 0)
+            }
+            // Completion handlers may still hold the store for a moment on their queue.
+            for _ in 0..<100 where released != nil { try await Task.sleep(nanoseconds: 10_000_000) }
+            #expect(released == nil, "the store must be freed when its last reference goes")
+            #expect(openDescriptors(on: path) == 0)
+        }
     #endif
 
     @Test func closeFoldsTheLogIntoTheFileSoTheFileAloneCanBeCopied() throws {
@@ -194,31 +196,31 @@ struct SharedFileTests {
     }
 
     #if os(Linux)
-    private func mode(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1) & 0o777
-    }
+        private func mode(_ path: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1) & 0o777
+        }
 
-    @Test func theDefaultStoresFolderAndFilesArePrivate() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("app/ModelStore.sqlite").path
-        let store = ModelStore(location: .file(path), path: path, configuration: .init(), createsDirectory: true)
-        try Snack(snackId: 1).save(in: store)
-        #expect(mode(directory.appendingPathComponent("app").path) == 0o700)
-        #expect(mode(path) == 0o600)
-        #expect(mode(path + "-wal") == 0o600)
-        #expect(mode(path + "-shm") == 0o600)
-    }
+        @Test func theDefaultStoresFolderAndFilesArePrivate() throws {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("app/ModelStore.sqlite").path
+            let store = ModelStore(location: .file(path), path: path, configuration: .init(), createsDirectory: true)
+            try Snack(snackId: 1).save(in: store)
+            #expect(mode(directory.appendingPathComponent("app").path) == 0o700)
+            #expect(mode(path) == 0o600)
+            #expect(mode(path + "-wal") == 0o600)
+            #expect(mode(path + "-shm") == 0o600)
+        }
 
-    @Test func aStoreAtAnExplicitPathKeepsTheUsersUmask() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("explicit.sqlite").path
-        let mask = umask(0o022)
-        defer { umask(mask) }
-        let store = try ModelStore(path: path)
-        try Snack(snackId: 1).save(in: store)
-        #expect(mode(path) == 0o644)
-    }
+        @Test func aStoreAtAnExplicitPathKeepsTheUsersUmask() throws {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("explicit.sqlite").path
+            let mask = umask(0o022)
+            defer { umask(mask) }
+            let store = try ModelStore(path: path)
+            try Snack(snackId: 1).save(in: store)
+            #expect(mode(path) == 0o644)
+        }
     #endif
 }

@@ -113,13 +113,15 @@ struct SoakTests {
                 } catch { report("sync \(operation): \(error)") }
             case 1:
                 pending.enter()
-                store.transaction({
-                    try operation.run(in: store)
-                    committed.withLock { $0.append(operation) }
-                }, completion: { result in
-                    if case .failure(let error) = result { report("completion \(operation): \(error)") }
-                    pending.leave()
-                })
+                store.transaction(
+                    {
+                        try operation.run(in: store)
+                        committed.withLock { $0.append(operation) }
+                    },
+                    completion: { result in
+                        if case .failure(let error) = result { report("completion \(operation): \(error)") }
+                        pending.leave()
+                    })
             default:
                 pending.enter()
                 Task {
@@ -219,7 +221,9 @@ struct SoakTests {
                         _ = try Stock.count(in: store)
                     case 72..<82:
                         let found = try Stock.findAll(where: \.quantity > 50, orderBy: [.ascending(\.quantity)], in: store)
-                        if found.contains(where: { ($0.quantity ?? 0) <= 50 }) || found.map(\.quantity) != found.map(\.quantity).sorted(by: { ($0 ?? 0) < ($1 ?? 0) }) {
+                        if found.contains(where: { ($0.quantity ?? 0) <= 50 })
+                            || found.map(\.quantity) != found.map(\.quantity).sorted(by: { ($0 ?? 0) < ($1 ?? 0) })
+                        {
                             report("a filtered, sorted read returned \(found)")
                         }
                     case 82..<90:

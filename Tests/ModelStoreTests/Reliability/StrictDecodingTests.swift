@@ -44,13 +44,16 @@ struct StrictDecodingTests {
         if let saying { #expect(error.message.contains(saying), "\(error.message)", sourceLocation: sourceLocation) }
         #expect(error.message.hasPrefix("Note.\(column): "), "\(error.message)", sourceLocation: sourceLocation)
         #expect(throws: ModelStoreError.self, sourceLocation: sourceLocation) { try Note.findAll(in: test.store) }
-        #expect(try test.rawRows("SELECT typeof(\(quoted(column))), hex(\(quoted(column))) FROM Note WHERE id = \(id)") == before,
-                sourceLocation: sourceLocation)
+        #expect(
+            try test.rawRows("SELECT typeof(\(quoted(column))), hex(\(quoted(column))) FROM Note WHERE id = \(id)") == before,
+            sourceLocation: sourceLocation)
         try test.rawExecute("DELETE FROM Note WHERE id = \(id)")
     }
 
-    private func expectRead(_ test: TestStore, _ column: String, _ sql: String, _ expected: Note,
-                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectRead(
+        _ test: TestStore, _ column: String, _ sql: String, _ expected: Note,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         try test.rawExecute("INSERT OR REPLACE INTO Note (id, \(quoted(column))) VALUES (\(expected.id), \(sql))")
         #expect(try Note.find(key: expected.id, in: test.store) == expected, "\(column) = \(sql)", sourceLocation: sourceLocation)
         try test.rawExecute("DELETE FROM Note WHERE id = \(expected.id)")
@@ -121,8 +124,10 @@ struct StrictDecodingTests {
     @Test func decimalTextMustBeExactlyTheDigitsADecimalWrites() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
-        for text in ["12abc", " 7", "7 ", "", "NaN", "nan", "1,5", "1.50", "01", "+1", "-0", ".5", "5.", "1e5", "0x10",
-                     "12345678901234567890123456789012345678901", "1e200", "١٢"] {
+        for text in [
+            "12abc", " 7", "7 ", "", "NaN", "nan", "1,5", "1.50", "01", "+1", "-0", ".5", "5.", "1e5", "0x10",
+            "12345678901234567890123456789012345678901", "1e200", "١٢",
+        ] {
             try expectRefused(test, "decimal", "'\(text)'", value: "'\(text)'")
         }
         for text in ["12.5", "-0.001", "0", "12345678901234567890123456789012345678", "-1234567890123456789.0123456789012345678"] {
@@ -163,8 +168,10 @@ struct StrictDecodingTests {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
         let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
-        for text in ["e621e1f8-c36c-495a-93fc-0c247a3e6e5f", " E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
-                     "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}", "E621E1F8C36C495A93FC0C247A3E6E5F", "", "x"] {
+        for text in [
+            "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", " E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+            "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}", "E621E1F8C36C495A93FC0C247A3E6E5F", "", "x",
+        ] {
             try expectRefused(test, "uuid", "'\(text)'", value: "'\(text)'")
         }
         try expectRead(test, "uuid", "'\(uuid.uuidString)'", Note(id: 1, uuid: uuid))

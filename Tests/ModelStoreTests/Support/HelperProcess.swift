@@ -69,6 +69,8 @@ final class HelperProcess {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         throw HelperFailure(
-            description: "ReliabilityHelper was not found beside the tests in \(directories.map(\.path)); build it with `swift build --build-tests`.")
+            description:
+                "ReliabilityHelper was not found beside the tests in \(directories.map(\.path)); build it with `swift build --build-tests`."
+        )
     }
 }
