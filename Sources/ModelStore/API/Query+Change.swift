@@ -36,6 +36,13 @@ extension Query {
         try ModelStore.resolve(store).write { try $0.updateAll(self, assignments) }
     }
 
+    /// `updateAll(_:in:)` with the assignments as an array: every form takes both shapes.
+    /// - Throws: As `updateAll(_:in:)`.
+    @discardableResult
+    public func updateAll(_ assignments: [Assignment<Model>], in store: ModelStore? = nil) throws -> Int {
+        try ModelStore.resolve(store).write { try $0.updateAll(self, assignments) }
+    }
+
     /// `updateAll(_:in:)` later; `completion` gets the count on the completion queue.
     public func updateAll(
         _ assignments: [Assignment<Model>], in store: ModelStore? = nil,
@@ -44,9 +51,25 @@ extension Query {
         ModelStore.resolve(store).write({ try $0.updateAll(self, assignments) }, completion: completion)
     }
 
+    /// `updateAll(_:in:)` later, with the assignments listed; `completion` gets the count.
+    public func updateAll(
+        _ assignments: Assignment<Model>..., in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        updateAll(assignments, in: store, completion: completion)
+    }
+
     /// `updateAll(_:in:)` without blocking the calling task.
+    /// - Throws: As `updateAll(_:in:)`.
     @discardableResult
     public func updateAll(_ assignments: Assignment<Model>..., in store: ModelStore? = nil) async throws -> Int {
+        try await updateAll(assignments, in: store)
+    }
+
+    /// `updateAll(_:in:)` without blocking the calling task, with the assignments as an array.
+    /// - Throws: As `updateAll(_:in:)`.
+    @discardableResult
+    public func updateAll(_ assignments: [Assignment<Model>], in store: ModelStore? = nil) async throws -> Int {
         try await ModelStore.resolve(store).write { try $0.updateAll(self, assignments) }
     }
 }

@@ -27,6 +27,26 @@ extension StoredModel {
         try await ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .single(key, model: modelName)) }
     }
 
+    /// Deletes by composite key later; `completion` gets the count on the completion queue.
+    ///
+    /// ```swift
+    /// Friendship.delete(key: ["userId": 1, "friendId": "b"]) { result in print(result) }
+    /// ```
+    public static func delete(
+        key: [String: any SQLValueConvertible], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).write({ try $0.delete(Self.self, key: try .components(key, model: modelName)) }, completion: completion)
+    }
+
+    /// Deletes by composite key without blocking the calling task.
+    /// - Returns: How many records were deleted: 1 or 0.
+    /// - Throws: `ModelStoreError` — `.invalidKey` when the key does not name every key property.
+    @discardableResult
+    public static func delete(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) async throws -> Int {
+        try await ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .components(key, model: modelName)) }
+    }
+
     /// Deletes the stored record with this model's key.
     /// - Returns: How many records were deleted: 1, or 0 when none had the key.
     @discardableResult

@@ -116,4 +116,18 @@ extension StoredModel {
     public static func exists(key: some SQLValueConvertible, in store: ModelStore? = nil) async throws -> Bool {
         try await ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .single(key, model: modelName)) }
     }
+
+    /// Whether a record has this composite key, delivered later on the completion queue.
+    public static func exists(
+        key: [String: any SQLValueConvertible], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Bool, ModelStoreError>) -> Void
+    ) {
+        ModelStore.resolve(store).read({ try $0.exists(Self.self, key: try .components(key, model: modelName)) }, completion: completion)
+    }
+
+    /// Whether a record has this composite key, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidKey` when the key does not name every key property.
+    public static func exists(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) async throws -> Bool {
+        try await ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .components(key, model: modelName)) }
+    }
 }

@@ -53,6 +53,30 @@ extension ModelStore {
         try readBlock(body)
     }
 
+    /// Runs `body` as a read block later; `completion` gets its result on `completionQueue`.
+    ///
+    /// ```swift
+    /// store.read({ try Snack.count(in: store) }) { result in print(result) }
+    /// ```
+    public func read<T: Sendable>(
+        _ body: @escaping @Sendable () throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let deliver = completionQueue
+        if SessionContext.current(for: ObjectIdentifier(self)) != nil {
+            // Inside this store's own work: join it, as the synchronous form does.
+            let result = Result { try readBlock(body) }
+            deliverInline(result, on: deliver, to: completion)
+            return
+        }
+        inFlight.begin()
+        (readsSkipBarriers ? DispatchQueue.global() : queue).async {
+            let result = Result { try self.runReadBlock(body) }
+            deliver.async { completion(result) }
+            self.inFlight.end()
+        }
+    }
+
     /// Runs `body` as a read block without blocking the calling task.
     public func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try refuseInsideBlock()
