@@ -6,12 +6,20 @@ extension Query {
     /// ```swift
     /// let spent = try Snack.filter(\.taste == "sweet").sum(\.quantity)   // SELECT sum("quantity") …
     /// ```
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws -> Value {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.sum($0, self, column) }
     }
 
     /// The sum of an optional numeric property; NULLs are skipped (0 when none has a value).
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) throws -> Value {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.sum($0, self, column) }
@@ -27,6 +35,10 @@ extension Query {
     }
 
     /// The sum, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) async throws
         -> Value
     {
@@ -44,6 +56,10 @@ extension Query {
     }
 
     /// The sum of a non-optional property, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func sum<Value: Numeric & SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws
         -> Value
     {
@@ -52,6 +68,10 @@ extension Query {
     }
 
     /// The average of a numeric property, or nil when no record has a value.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func average<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws -> Double? {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.average($0, self, column) }
@@ -67,6 +87,10 @@ extension Query {
     }
 
     /// The average, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func average<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> Double?
     {
         let column = ColumnReference(property)
@@ -74,36 +98,60 @@ extension Query {
     }
 
     /// The smallest value of a property, or nil when no record has one.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func min<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws -> Value? {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.extreme($0, self, "min", column, as: Value.self) }
     }
 
     /// The smallest value of an optional property, or nil when no record has one.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func min<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) throws -> Value? {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.extreme($0, self, "min", column, as: Value.self) }
     }
 
     /// The largest value of a property, or nil when no record has one.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func max<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws -> Value? {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.extreme($0, self, "max", column, as: Value.self) }
     }
 
     /// The largest value of an optional property, or nil when no record has one.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func max<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) throws -> Value? {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.extreme($0, self, "max", column, as: Value.self) }
     }
 
     /// The smallest value, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func min<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) async throws -> Value? {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.extreme($0, self, "min", column, as: Value.self) }
     }
 
     /// The largest value, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func max<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value?>, in store: ModelStore? = nil) async throws -> Value? {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.extreme($0, self, "max", column, as: Value.self) }
@@ -128,6 +176,10 @@ extension Query {
     }
 
     /// The smallest value of a non-optional property, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func min<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> Value? {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.extreme($0, self, "min", column, as: Value.self) }
@@ -143,6 +195,10 @@ extension Query {
     }
 
     /// The largest value of a non-optional property, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func max<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> Value? {
         let column = ColumnReference(property)
         return try await ModelStore.resolve(store).read { try Self.extreme($0, self, "max", column, as: Value.self) }
@@ -163,6 +219,10 @@ extension Query {
     /// ```swift
     /// let postsPerUser = try Post.all().countsGrouped(by: \.userId)   // [Int64: Int]
     /// ```
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func countsGrouped<Value: Hashable & SQLValueConvertible>(by property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws
         -> [Value: Int]
     {
@@ -180,6 +240,10 @@ extension Query {
     }
 
     /// Grouped counts, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func countsGrouped<Value: Hashable & SQLValueConvertible>(by property: KeyPath<Model, Value>, in store: ModelStore? = nil)
         async throws -> [Value: Int]
     {
@@ -188,6 +252,10 @@ extension Query {
     }
 
     /// The distinct values of a property, in ascending order (`nil` first for an optional one).
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func distinct<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws -> [Value] {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.convert($0.distinctValues(self, of: column), column, as: Value.self) }
@@ -204,6 +272,10 @@ extension Query {
     }
 
     /// Distinct values, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func distinct<Value: SQLValueConvertible>(_ property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> [Value]
     {
         let column = ColumnReference(property)
@@ -215,6 +287,10 @@ extension Query {
     /// ```swift
     /// let names = try Snack.order(.ascending(\.name)).values(of: \.name)   // [String?]
     /// ```
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func values<Value: SQLValueConvertible>(of property: KeyPath<Model, Value>, in store: ModelStore? = nil) throws -> [Value] {
         let column = ColumnReference(property)
         return try ModelStore.resolve(store).read { try Self.convert($0.values(self, of: column), column, as: Value.self) }
@@ -230,6 +306,10 @@ extension Query {
     }
 
     /// One property of each selected record, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func values<Value: SQLValueConvertible>(of property: KeyPath<Model, Value>, in store: ModelStore? = nil) async throws -> [Value]
     {
         let column = ColumnReference(property)

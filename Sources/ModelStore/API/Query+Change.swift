@@ -5,6 +5,10 @@ extension Query {
     /// try Snack.filter(\.price < 1).deleteAll()   // DELETE FROM "Snack" WHERE "price" < ?
     /// ```
     /// - Returns: How many records were deleted.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func deleteAll(in store: ModelStore? = nil) throws -> Int {
         try ModelStore.resolve(store).write { try $0.deleteAll(self) }
@@ -16,6 +20,10 @@ extension Query {
     }
 
     /// `deleteAll(in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func deleteAll(in store: ModelStore? = nil) async throws -> Int {
         try await ModelStore.resolve(store).write { try $0.deleteAll(self) }

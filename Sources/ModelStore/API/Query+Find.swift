@@ -17,11 +17,19 @@ extension Query {
     }
 
     /// `findAll(in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func findAll(in store: ModelStore? = nil) async throws -> [Model] {
         try await ModelStore.resolve(store).read { try $0.findAll(self) }
     }
 
     /// The first model the query selects, or nil.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func findFirst(in store: ModelStore? = nil) throws -> Model? {
         try ModelStore.resolve(store).read { try $0.findFirst(self) }
     }
@@ -32,11 +40,19 @@ extension Query {
     }
 
     /// `findFirst(in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func findFirst(in store: ModelStore? = nil) async throws -> Model? {
         try await ModelStore.resolve(store).read { try $0.findFirst(self) }
     }
 
     /// How many records the query selects (for a paged query, how many its page holds).
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func count(in store: ModelStore? = nil) throws -> Int {
         try ModelStore.resolve(store).read { try $0.count(self) }
     }
@@ -47,11 +63,19 @@ extension Query {
     }
 
     /// `count(in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func count(in store: ModelStore? = nil) async throws -> Int {
         try await ModelStore.resolve(store).read { try $0.count(self) }
     }
 
     /// Whether the query selects any record.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func exists(in store: ModelStore? = nil) throws -> Bool {
         try ModelStore.resolve(store).read { try $0.exists(self) }
     }
@@ -62,6 +86,10 @@ extension Query {
     }
 
     /// `exists(in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func exists(in store: ModelStore? = nil) async throws -> Bool {
         try await ModelStore.resolve(store).read { try $0.exists(self) }
     }
@@ -87,6 +115,10 @@ extension Query {
     }
 
     /// `fetch(_:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func fetch<Row: Decodable & Sendable>(_ type: Row.Type, in store: ModelStore? = nil) async throws -> [Row] {
         try await ModelStore.resolve(store).read { try $0.fetch(self, as: type) }
     }

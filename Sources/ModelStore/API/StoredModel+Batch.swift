@@ -23,6 +23,10 @@ extension StoredModel {
     }
 
     /// Saves the batch without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func save(_ models: [Self], in store: ModelStore? = nil) async throws -> BatchSaveResult {
         try await ModelStore.resolve(store).write { try $0.save(models) }
@@ -30,6 +34,10 @@ extension StoredModel {
 
     /// Saves an array of models, finding the record each stands for by `keys` instead of
     /// the primary key (the original's `saveObjects:checkByPredicate:`). See `MatchKeys`.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) throws -> BatchSaveResult {
         try ModelStore.resolve(store).write { try $0.save(models, matching: keys) }
@@ -44,6 +52,10 @@ extension StoredModel {
     }
 
     /// `save(_:matching:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) async throws -> BatchSaveResult {
         try await ModelStore.resolve(store).write { try $0.save(models, matching: keys) }
@@ -58,6 +70,10 @@ extension StoredModel {
     /// ```
     /// - Parameter updatingAll: Update every matching record; otherwise more than one match
     ///   throws `.ambiguousMatch`.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func save(matching predicate: Condition<Self>, updatingAll: Bool = false, in store: ModelStore? = nil) throws -> SaveOutcome {
         try ModelStore.resolve(store).write { try $0.save(self, matching: predicate.node, updatingAll: updatingAll) }
@@ -72,6 +88,10 @@ extension StoredModel {
     }
 
     /// `save(matching:updatingAll:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func save(matching predicate: Condition<Self>, updatingAll: Bool = false, in store: ModelStore? = nil) async throws
         -> SaveOutcome
@@ -85,6 +105,10 @@ extension StoredModel {
     /// ```swift
     /// try Snack(snackId: 0, name: "Pocky", taste: "sweet", price: 2).save(matching: [\.name, \.taste])
     /// ```
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) throws
         -> SaveOutcome
@@ -104,6 +128,10 @@ extension StoredModel {
     }
 
     /// `save(matching:updatingAll:in:)` with properties, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func save(matching properties: [PartialKeyPath<Self>], updatingAll: Bool = false, in store: ModelStore? = nil) async throws
         -> SaveOutcome

@@ -1,6 +1,10 @@
 extension StoredModel {
     /// Deletes the record with this single-property key.
     /// - Returns: How many records were deleted: 1, or 0 when none had the key.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func delete(key: some SQLValueConvertible, in store: ModelStore? = nil) throws -> Int {
         try ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .single(key, model: modelName)) }
@@ -8,6 +12,10 @@ extension StoredModel {
 
     /// Deletes the record with this composite key.
     /// - Returns: How many records were deleted: 1 or 0.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func delete(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) throws -> Int {
         try ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .components(key, model: modelName)) }
@@ -22,6 +30,10 @@ extension StoredModel {
     }
 
     /// Deletes by key without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func delete(key: some SQLValueConvertible, in store: ModelStore? = nil) async throws -> Int {
         try await ModelStore.resolve(store).write { try $0.delete(Self.self, key: try .single(key, model: modelName)) }
@@ -49,6 +61,10 @@ extension StoredModel {
 
     /// Deletes the stored record with this model's key.
     /// - Returns: How many records were deleted: 1, or 0 when none had the key.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func delete(in store: ModelStore? = nil) throws -> Int {
         try ModelStore.resolve(store).write { try $0.delete(self) }
@@ -62,6 +78,10 @@ extension StoredModel {
     }
 
     /// Deletes this model's record without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func delete(in store: ModelStore? = nil) async throws -> Int {
         try await ModelStore.resolve(store).write { try $0.delete(self) }
@@ -69,6 +89,10 @@ extension StoredModel {
 
     /// Deletes every record of this model.
     /// - Returns: How many records were deleted.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func deleteAll(in store: ModelStore? = nil) throws -> Int {
         try ModelStore.resolve(store).write { try $0.deleteAll(Self.self) }
@@ -82,6 +106,10 @@ extension StoredModel {
     }
 
     /// Deletes every record without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func deleteAll(in store: ModelStore? = nil) async throws -> Int {
         try await ModelStore.resolve(store).write { try $0.deleteAll(Self.self) }

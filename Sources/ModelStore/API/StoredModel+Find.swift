@@ -46,6 +46,10 @@ extension StoredModel {
     }
 
     /// Finds by key without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func find(key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws
         -> Self?
     {
@@ -53,6 +57,10 @@ extension StoredModel {
     }
 
     /// Finds by composite key without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil)
         async throws -> Self?
     {
@@ -60,6 +68,10 @@ extension StoredModel {
     }
 
     /// Every stored model, in primary-key order, with the relationships `loading` names.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll(loading: LoadOptions = .direct, in store: ModelStore? = nil) throws -> [Self] {
         try ModelStore.resolve(store).read { try $0.findAll(Self.self, loading: loading) }
     }
@@ -73,11 +85,19 @@ extension StoredModel {
     }
 
     /// Every stored model, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll(loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> [Self] {
         try await ModelStore.resolve(store).read { try $0.findAll(Self.self, loading: loading) }
     }
 
     /// How many records are stored.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func count(in store: ModelStore? = nil) throws -> Int {
         try ModelStore.resolve(store).read { try $0.count(Self.self) }
     }
@@ -90,16 +110,28 @@ extension StoredModel {
     }
 
     /// How many records are stored, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func count(in store: ModelStore? = nil) async throws -> Int {
         try await ModelStore.resolve(store).read { try $0.count(Self.self) }
     }
 
     /// Whether a record has this single-property key.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func exists(key: some SQLValueConvertible, in store: ModelStore? = nil) throws -> Bool {
         try ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .single(key, model: modelName)) }
     }
 
     /// Whether a record has this composite key.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func exists(key: [String: any SQLValueConvertible], in store: ModelStore? = nil) throws -> Bool {
         try ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .components(key, model: modelName)) }
     }
@@ -113,6 +145,10 @@ extension StoredModel {
     }
 
     /// Whether a record has this key, without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func exists(key: some SQLValueConvertible, in store: ModelStore? = nil) async throws -> Bool {
         try await ModelStore.resolve(store).read { try $0.exists(Self.self, key: try .single(key, model: modelName)) }
     }

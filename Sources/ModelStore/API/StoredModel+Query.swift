@@ -6,6 +6,10 @@ extension StoredModel {
     /// ```swift
     /// let sweets = try Snack.findAll(where: \.taste == "sweet" && \.price < 2, orderBy: [.ascending(\.price)])
     /// ```
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws
         -> [Self]
     {
@@ -21,6 +25,10 @@ extension StoredModel {
     }
 
     /// `findAll(where:orderBy:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws
         -> [Self]
     {
@@ -28,6 +36,10 @@ extension StoredModel {
     }
 
     /// The first model matching `predicate` in `orderBy` order, or nil.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws
         -> Self?
     {
@@ -43,6 +55,10 @@ extension StoredModel {
     }
 
     /// `findFirst(where:orderBy:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws
         -> Self?
     {
@@ -54,6 +70,10 @@ extension StoredModel {
     /// ```swift
     /// let sweets = try Snack.findAll(by: \.taste, equals: "sweet")
     /// ```
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll<Value: SQLValueConvertible>(
         by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
     ) throws -> [Self] {
@@ -69,6 +89,10 @@ extension StoredModel {
     }
 
     /// `findAll(by:equals:orderBy:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll<Value: SQLValueConvertible>(
         by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
     ) async throws -> [Self] {
@@ -76,6 +100,10 @@ extension StoredModel {
     }
 
     /// The first model whose `property` equals `value`, or nil.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findFirst<Value: SQLValueConvertible>(
         by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
     ) throws -> Self? {
@@ -91,6 +119,10 @@ extension StoredModel {
     }
 
     /// `findFirst(by:equals:orderBy:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findFirst<Value: SQLValueConvertible>(
         by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
     ) async throws -> Self? {
@@ -98,6 +130,10 @@ extension StoredModel {
     }
 
     /// How many records match `predicate`.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func count(where predicate: Condition<Self>, in store: ModelStore? = nil) throws -> Int {
         try filter(predicate).count(in: store)
     }
@@ -111,11 +147,19 @@ extension StoredModel {
     }
 
     /// `count(where:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func count(where predicate: Condition<Self>, in store: ModelStore? = nil) async throws -> Int {
         try await filter(predicate).count(in: store)
     }
 
     /// Whether any record matches `predicate`.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func exists(where predicate: Condition<Self>, in store: ModelStore? = nil) throws -> Bool {
         try filter(predicate).exists(in: store)
     }
@@ -129,11 +173,19 @@ extension StoredModel {
     }
 
     /// `exists(where:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func exists(where predicate: Condition<Self>, in store: ModelStore? = nil) async throws -> Bool {
         try await filter(predicate).exists(in: store)
     }
 
     /// Deletes every record matching `predicate`, in one statement; returns how many went.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func deleteAll(where predicate: Condition<Self>, in store: ModelStore? = nil) throws -> Int {
         try filter(predicate).deleteAll(in: store)
@@ -148,6 +200,10 @@ extension StoredModel {
     }
 
     /// `deleteAll(where:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func deleteAll(where predicate: Condition<Self>, in store: ModelStore? = nil) async throws -> Int {
         try await filter(predicate).deleteAll(in: store)
@@ -159,6 +215,10 @@ extension StoredModel {
     /// ```swift
     /// try Snack.updateAll(where: \.taste == "sweet", set: [.set(\.price, to: 0.99)])
     /// ```
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil) throws
         -> Int
@@ -175,6 +235,10 @@ extension StoredModel {
     }
 
     /// `updateAll(where:set:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public static func updateAll(where predicate: Condition<Self>, set assignments: [Assignment<Self>], in store: ModelStore? = nil)
         async throws -> Int

@@ -7,6 +7,10 @@ extension StoredModel {
     /// let team = try bare.loadingRelationships(.only("players"))
     /// ```
     /// Stored properties keep the values this model holds; only relationships are filled.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func loadingRelationships(_ options: LoadOptions = .direct, in store: ModelStore? = nil) throws -> Self {
         try ModelStore.resolve(store).read { try $0.loadRelationships(of: [self], loading: options)[0] }
     }
@@ -20,11 +24,19 @@ extension StoredModel {
     }
 
     /// `loadingRelationships(_:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func loadingRelationships(_ options: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> Self {
         try await ModelStore.resolve(store).read { try $0.loadRelationships(of: [self], loading: options)[0] }
     }
 
     /// `models` with their relationships filled, in bulk: one query per relationship.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func loadingRelationships(of models: [Self], _ options: LoadOptions = .direct, in store: ModelStore? = nil) throws
         -> [Self]
     {
@@ -40,6 +52,10 @@ extension StoredModel {
     }
 
     /// `loadingRelationships(of:_:in:)` without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
+    ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
+    ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
+    ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func loadingRelationships(of models: [Self], _ options: LoadOptions = .direct, in store: ModelStore? = nil) async throws
         -> [Self]
     {

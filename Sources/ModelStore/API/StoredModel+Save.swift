@@ -36,6 +36,10 @@ extension StoredModel {
     }
 
     /// Saves the model without blocking the calling task. See `save(clearing:in:)`.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     @discardableResult
     public func save(clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil) async throws -> SaveOutcome {
         let names = clearing.map(PropertyName.of)
@@ -56,6 +60,10 @@ extension StoredModel {
     }
 
     /// Inserts the model without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     public func insert(in store: ModelStore? = nil) async throws {
         _ = try await ModelStore.resolve(store).write { try $0.save(self, mode: .insert) }
     }
@@ -78,6 +86,10 @@ extension StoredModel {
     }
 
     /// Updates the stored record without blocking the calling task.
+    /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
+    ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
+    ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
+    ///   written.
     public func update(clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil) async throws {
         let names = clearing.map(PropertyName.of)
         _ = try await ModelStore.resolve(store).write { try $0.save(self, mode: .update, clearing: names) }

@@ -80,26 +80,29 @@ public struct ModelStoreError: Error, Sendable {
         public static let fileReplaced = Code("fileReplaced")
     }
 
+    // The context is ModelStore's account of what happened: programs read it (and may build
+    // their own errors with `init`), but cannot rewrite one ModelStore threw.
+
     /// What kind of failure this is.
-    public var code: Code
+    public internal(set) var code: Code
     /// A sentence saying what happened.
-    public var message: String
+    public internal(set) var message: String
     /// The model type involved, if any (for example `"Snack"`).
-    public var model: String?
+    public internal(set) var model: String?
     /// The column (property) involved, if any.
-    public var column: String?
+    public internal(set) var column: String?
     /// The key of the record involved, as `name = value` pairs, if any.
-    public var key: String?
+    public internal(set) var key: String?
     /// The offending value, shortened for printing, if any.
-    public var value: String?
+    public internal(set) var value: String?
     /// How to fix it, when ModelStore can tell.
-    public var suggestion: String?
+    public internal(set) var suggestion: String?
     /// The SQL that was running, if the failure came from SQLite.
-    public var sql: String?
+    public internal(set) var sql: String?
     /// SQLite's extended result code, if the failure came from SQLite.
-    public var sqliteCode: Int32?
+    public internal(set) var sqliteCode: Int32?
     /// SQLite's own message, if the failure came from SQLite.
-    public var sqliteMessage: String?
+    public internal(set) var sqliteMessage: String?
 
     /// Creates an error; ModelStore builds these, tests and wrappers may too.
     public init(

@@ -56,6 +56,7 @@ extension SQLValueConvertible where Self: RawRepresentable, RawValue: SQLValueCo
     }
 
     /// Reads the raw value and refuses one that names no case.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         let raw = try RawValue(sqlValue: sqlValue)
         guard let value = Self(rawValue: raw) else {
@@ -85,6 +86,7 @@ extension SQLValueConvertible where Self: FixedWidthInteger {
     }
 
     /// Reads an INTEGER that fits the type; anything else is refused.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         guard case .integer(let stored) = sqlValue else { throw Self.mismatch(sqlValue) }
         guard let exact = Self(exactly: stored) else {
@@ -112,6 +114,7 @@ extension Bool: SQLValueConvertible {
     public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
 
     /// Reads 0 or 1; any other value is refused rather than guessed.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .integer(0): self = false
@@ -144,6 +147,7 @@ extension Double: SQLValueConvertible {
     }
 
     /// Reads a REAL, or an INTEGER that converts exactly.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .real(let real): self = real
@@ -162,6 +166,7 @@ extension Float: SQLValueConvertible {
     }
 
     /// Reads a number that a `Float` holds exactly.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         let double = try Double(sqlValue: sqlValue)
         let float = Float(double)
@@ -181,6 +186,7 @@ extension String: SQLValueConvertible {
     public var sqlValue: SQLValue { .text(self) }
 
     /// Reads TEXT. (Stored text that is not UTF-8 arrives as its bytes, a BLOB, and is refused.)
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         guard case .text(let text) = sqlValue else { throw Self.mismatch(sqlValue, expected: "String (UTF-8 text)") }
         self = text
@@ -192,6 +198,7 @@ extension Data: SQLValueConvertible {
     public var sqlValue: SQLValue { .blob(self) }
 
     /// Reads a BLOB.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         guard case .blob(let data) = sqlValue else { throw Self.mismatch(sqlValue) }
         self = data
@@ -218,6 +225,7 @@ extension Date: SQLValueConvertible {
 
     /// Reads REAL seconds since 2001-01-01 00:00:00 UTC, or INTEGER seconds that a `Double`
     /// holds exactly; an integer beyond 2^53 that would be rounded is refused.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .real(let seconds): self = Date(timeIntervalSinceReferenceDate: seconds)
@@ -253,6 +261,7 @@ extension Decimal: SQLValueConvertible {
     /// REAL 1234567890.1234567 as 1234567890.1234567, where `Decimal(Double)` gives
     /// 1234567890.1234569216 — and one that no Decimal holds (1e300, infinity) is refused
     /// (`Decimal(Double)` makes it NaN).
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .text(let text):
@@ -287,6 +296,7 @@ extension UUID: SQLValueConvertible {
     ///
     /// Lower-case text is refused although `UUID(uuidString:)` reads it: queries compare the
     /// column with `uuidString`, so a record read with that UUID would not be found by it.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .text(let text):
@@ -316,6 +326,7 @@ extension URL: SQLValueConvertible {
 
     /// Reads a URL string that is exactly a URL's `absoluteString`. `URL(string:)` may repair
     /// text (percent-encoding a space), which would read a different URL than was stored.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         guard case .text(let text) = sqlValue, let url = URL(string: text), url.absoluteString == text else {
             throw Self.mismatch(sqlValue, expected: "URL (exactly its absoluteString)")
@@ -336,6 +347,7 @@ extension Optional: SQLValueConvertible where Wrapped: SQLValueConvertible {
     }
 
     /// NULL as `nil`, otherwise the wrapped value.
+    /// - Throws: `ModelStoreError` `.decodingFailed` when the stored value is not exactly one of this type.
     public init(sqlValue: SQLValue) throws {
         self = sqlValue.isNull ? .none : .some(try Wrapped(sqlValue: sqlValue))
     }

@@ -46,12 +46,14 @@ public struct Related<Target: StoredModel>: Sendable {
 
 extension Related: Codable {
     /// Decodes the related model, or nil from `null`.
+    /// - Throws: The coder's errors.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         self.init(wrappedValue: container.decodeNil() ? nil : try container.decode(Target.self))
     }
 
     /// Encodes the related model, or `null`.
+    /// - Throws: The coder's errors.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let target = wrappedValue { try container.encode(target) } else { try container.encodeNil() }
@@ -71,6 +73,7 @@ extension Related: Hashable where Target: Hashable {
 extension KeyedDecodingContainer {
     /// Lets a `@Related` property be absent from the data, as an Optional may be: synthesized
     /// `init(from:)` calls this overload for wrapped properties.
+    /// - Throws: The coder's errors.
     @inlinable
     public func decode<Target>(_ type: Related<Target>.Type, forKey key: Key) throws -> Related<Target> {
         try decodeIfPresent(type, forKey: key) ?? Related()

@@ -22,6 +22,9 @@ extension ModelStore {
 
     /// Runs `body` as one transaction later; `completion` gets its result on
     /// `completionQueue`. Reads submitted after this call see the transaction's changes.
+    /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
+    ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
+    ///   another block of this store).
     public func transaction<T: Sendable>(
         _ body: @escaping @Sendable () throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
@@ -37,6 +40,9 @@ extension ModelStore {
     }
 
     /// Runs `body` as one transaction without blocking the calling task.
+    /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
+    ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
+    ///   another block of this store).
     public func transaction<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await write { _ in try self.withBlockMarker(body) }
     }
@@ -49,6 +55,9 @@ extension ModelStore {
     ///     (try Snack.findAll(in: store), try Snack.count(in: store))
     /// }
     /// ```
+    /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
+    ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
+    ///   another block of this store).
     public func read<T>(_ body: () throws -> T) throws -> T {
         try readBlock(body)
     }
@@ -58,6 +67,9 @@ extension ModelStore {
     /// ```swift
     /// store.read({ try Snack.count(in: store) }) { result in print(result) }
     /// ```
+    /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
+    ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
+    ///   another block of this store).
     public func read<T: Sendable>(
         _ body: @escaping @Sendable () throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
@@ -78,6 +90,9 @@ extension ModelStore {
     }
 
     /// Runs `body` as a read block without blocking the calling task.
+    /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
+    ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
+    ///   another block of this store).
     public func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try refuseInsideBlock()
         inFlight.begin()
