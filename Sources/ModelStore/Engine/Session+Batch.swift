@@ -130,26 +130,17 @@ extension Session {
         _ table: TableDescription, sharedValues: [SQLValue], shared: [Int], varying: [Int], lookups: [[SQLValue]]
     ) throws -> [[SQLValue]: [SQLValue]] {
         let distinct = Array(Set(lookups))
-        // Full chunks share one statement; a thousand parameters keep its SQL short.
-        let budget = min(connection.maximumParameters, 1_000) - shared.count
-        let chunkSize = max(1, budget / varying.count)
         let keyList = table.keyNames.map(quoted).joined(separator: ", ")
-        let varyingList = varying.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
-        var condition = shared.map { quoted(table.columns[$0].name) + " = ?" }
+        let varyingColumns = varying.map { quoted(table.columns[$0].name) }
+        let varyingList = varyingColumns.joined(separator: ", ")
+        let sharedCondition = shared.map { quoted(table.columns[$0].name) + " = ? AND " }.joined()
         var found: [[SQLValue]: [SQLValue]] = [:]
-        condition.append("")
-        for start in stride(from: 0, to: distinct.count, by: chunkSize) {
-            let chunk = distinct[start..<min(start + chunkSize, distinct.count)]
-            let tuple = "(" + Array(repeating: "?", count: varying.count).joined(separator: ", ") + ")"
-            condition[condition.count - 1] =
-                varying.count == 1
-                ? "\(varyingList) IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
-                : "(\(varyingList)) IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")"
-            let sql =
-                "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable) WHERE "
-                + condition.joined(separator: " AND ")
+        let parts = QueryCompiler.keyMembership(
+            varyingColumns, distinct, parameterBudget: QueryCompiler.listParameterBudget - shared.count)
+        for part in parts {
+            let sql = "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable) WHERE " + sharedCondition + part.sql
             let statement = try connection.cachedStatement(sql)
-            try statement.forEachRow(sharedValues + chunk.flatMap { $0 }) {
+            try statement.forEachRow(sharedValues + part.values) {
                 let keyCount = Int32(table.keyPositions.count)
                 let key = (0..<keyCount).map { statement.value(at: $0) }
                 let match = (0..<Int32(varying.count)).map { statement.value(at: keyCount + $0) }

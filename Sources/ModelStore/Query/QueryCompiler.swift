@@ -154,6 +154,29 @@ struct QueryCompiler {
     /// The most parameters inline IN lists of one condition may take (SQLite allows 32,766).
     static let maximumListParameters = 30_000
 
+    /// Parameters one chunk of a composite key list takes: well inside the 999 that SQLite
+    /// builds before 3.32 allow, with room for a few more conditions beside it.
+    static let listParameterBudget = 900
+
+    /// Conditions whose union says "the columns hold one of these keys", for any number of
+    /// keys: one column through `membershipParts` (exact for every value type), several as
+    /// `(a, b) IN (VALUES (?, ?), …)` in chunks of `parameterBudget` parameters. Each
+    /// fragment is a query of its own; full chunks share their SQL, so a cached statement
+    /// serves them all. The one builder of key lists: relationship loading, link checks and
+    /// match-key batches all use it.
+    static func keyMembership(_ columns: [String], _ keys: [[SQLValue]], parameterBudget: Int = listParameterBudget) -> [SQLFragment] {
+        guard !keys.isEmpty else { return [] }
+        if columns.count == 1 { return membershipParts(columns[0], keys.map { $0[0] }) }
+        let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        let chunkSize = max(1, parameterBudget / columns.count)
+        let list = "(" + columns.joined(separator: ", ") + ")"
+        return stride(from: 0, to: keys.count, by: chunkSize).map { start in
+            let chunk = keys[start..<min(start + chunkSize, keys.count)]
+            return SQLFragment(
+                list + " IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")", chunk.flatMap { $0 })
+        }
+    }
+
     /// `column IN …` for any number of values, as conditions whose union is the list: a
     /// JSON array through `json_each` for integers and texts without NUL (which it returns
     /// exactly), and lists of at most `inlineListLimit` bound values for everything else

@@ -353,20 +353,7 @@ final class GraphLoader {
 
     /// `(columns) IN (…)` conditions covering `keys`, chunked to stay within SQLite's limits.
     static func membership(_ columns: [String], _ keys: [[SQLValue]]) -> [SQLFragment] {
-        guard !keys.isEmpty else { return [] }
-        if columns.count == 1 {
-            // Each part is a query of its own; together they cover every key exactly.
-            return QueryCompiler.membershipParts(columns[0], keys.map { $0[0] })
-        }
-        let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        let chunkSize = max(1, 900 / columns.count)
-        return stride(from: 0, to: keys.count, by: chunkSize).map { start in
-            let chunk = keys[start..<min(start + chunkSize, keys.count)]
-            return SQLFragment(
-                "(\(columns.joined(separator: ", "))) IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ")
-                    + ")",
-                chunk.flatMap { $0 })
-        }
+        QueryCompiler.keyMembership(columns, keys)
     }
 
     // MARK: Checking paths

@@ -106,3 +106,25 @@ struct GraphBatchResultTests {
         #expect(third == BatchSaveResult(inserted: 1, updated: 3, unchanged: 57))
     }
 }
+
+/// Key lists longer than one chunk: composite match keys in several `(a, b) IN (VALUES …)`
+/// chunks find exactly the stored records, with texts that a JSON list would cut.
+@Suite("Reliability: long composite key lists")
+struct LongKeyListTests {
+    @Test func matchKeysOverTwoVaryingPropertiesFindEveryStoredRecordAcrossChunks() throws {
+        let test = try TestStore(.file)
+        func member(_ index: Int, local: String) -> Member {
+            Member(localId: local, accountId: 7, friendId: index / 3, nickname: "n\u{0}\(index % 3)", score: Double(index))
+        }
+        let keys = MatchKeys<Member>(shared: [\.accountId], varying: [\.friendId, \.nickname])
+        let stored = (0..<1_200).filter { $0 % 2 == 0 }.map { member($0, local: "stored \($0)") }
+        #expect(try Member.save(stored, matching: keys, in: test.store).inserted == 600)
+        let all = (0..<1_200).map { member($0, local: "new \($0)") }
+        let result = try Member.save(all, matching: keys, in: test.store)
+        #expect(result == BatchSaveResult(inserted: 600, updated: 0, unchanged: 600))
+        #expect(try Member.count(in: test.store) == 1_200)
+        // Matched records kept their keys.
+        #expect(try Member.find(key: "stored 0", in: test.store) != nil)
+        #expect(try Member.find(key: "new 0", in: test.store) == nil)
+    }
+}
