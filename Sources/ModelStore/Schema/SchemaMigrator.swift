@@ -59,7 +59,9 @@ enum SchemaMigrator {
     /// can be used as it is.
     /// What a reader can do with the stored table, checked without writing.
     enum Readiness {
-        /// Absent, or lacking a column the model has: only the writer can fix it.
+        /// No such table: nothing has written the model yet (or it was dropped).
+        case absent
+        /// Lacking a column the model has: only the writer can add it.
         case needsWriter
         /// Every column is there, but a join table or an index is missing: reads work (a
         /// missing join table holds no links), writes need the writer first.
@@ -69,7 +71,7 @@ enum SchemaMigrator {
     }
 
     static func readiness(_ table: TableDescription, on connection: Connection) throws -> Readiness {
-        guard let existing = try inspect(table, on: connection) else { return .needsWriter }
+        guard let existing = try inspect(table, on: connection) else { return .absent }
         try checkPrimaryKey(table, existing)
         try checkColumnTypes(table, existing, on: connection)
         try checkJoinTables(table, on: connection)

@@ -116,21 +116,27 @@ final class ConnectionPool: @unchecked Sendable {
                 if existed, sqlite3_db_readonly(connection.handle, "main") == 1 {
                     // SQLite fell back to reading: the file or its medium cannot be written.
                     try openForReading(path)
-                } else {
-                    do {
-                        try configureWriter(connection)
-                    } catch let error as ModelStoreError where existed && [.readOnly, .cannotOpen].contains(error.code) {
-                        // The file can be written but its directory cannot (no `-wal` can be made).
-                        try openForReading(path)
-                        isPrepared = true
-                        return
-                    }
+                } else if try configuredAsWriter(connection, fileExisted: existed) {
                     writerLink = PooledConnection(connection)
                     register(path)
+                } else {
+                    // The file can be written but its directory cannot (no `-wal` can be made).
+                    try openForReading(path)
                 }
             }
         }
         isPrepared = true
+    }
+
+    /// Configures `connection` as the writer; false when an existing file turns out to be
+    /// readable only.
+    private func configuredAsWriter(_ connection: Connection, fileExisted: Bool) throws -> Bool {
+        do {
+            try configureWriter(connection)
+            return true
+        } catch let error as ModelStoreError where fileExisted && [.readOnly, .cannotOpen].contains(error.code) {
+            return false
+        }
     }
 
     private func configureWriter(_ connection: Connection) throws {
@@ -182,51 +188,6 @@ final class ConnectionPool: @unchecked Sendable {
         readerCount += 1
         idleReaders.append(link)
         register(path)
-    }
-
-    /// Whether the file system holding `path` is mounted read-only.
-    private static func isOnReadOnlyMedia(_ path: String) -> Bool {
-        var info = statvfs()
-        guard statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &info) == 0
-        else {
-            return false
-        }
-        return info.f_flag & UInt(ST_RDONLY_FLAG) != 0
-    }
-
-    /// Refuses a file that cannot be an intact database before SQLite reads it, so a damaged
-    /// file gets an error naming the damage and is left exactly as it was (no WAL or shared
-    /// memory file beside it). SQLite would refuse these files too, but only at first use.
-    /// Reads through SQLite's own descriptor: see the type's comment.
-    static func checkHeader(of connection: Connection, path: String) throws {
-        let (header, size) = try connection.readFileStart(count: 100)
-        guard size > 0 else { return }  // a new, empty store
-        let magic = Array("SQLite format 3\0".utf8)
-        guard header.count == 100, header.starts(with: magic) else {
-            throw ModelStoreError(
-                .notADatabase,
-                header.starts(with: magic.prefix(header.count)) && header.count < 100
-                    ? "The file at \(path) is \(size) bytes long, too short to be an SQLite database: it was probably truncated."
-                    : "The file at \(path) is not an SQLite database.",
-                suggestion: "Open a store at another path, or restore the file from a backup. ModelStore has not modified it.")
-        }
-        func number(at offset: Int, _ width: Int) -> UInt64 {
-            header[offset..<(offset + width)].reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        let pageSize = number(at: 16, 2) == 1 ? 65536 : number(at: 16, 2)
-        let pageCount = number(at: 28, 4)
-        // SQLite trusts the header's page count only when the change counter matches the
-        // version-valid-for number; a WAL or hot journal beside the file may legitimately hold
-        // pages the file does not have yet.
-        let countIsValid = pageCount > 0 && number(at: 24, 4) == number(at: 92, 4)
-        let manager = FileManager.default
-        let journaled = manager.fileExists(atPath: path + "-wal") || manager.fileExists(atPath: path + "-journal")
-        if countIsValid, !journaled, UInt64(size) < pageCount * pageSize {
-            throw ModelStoreError(
-                .corrupt,
-                "The database file at \(path) is \(size) bytes long, but its header says it holds \(pageCount) pages of \(pageSize) bytes: it was truncated.",
-                suggestion: "Restore the file from a backup or copy it again. ModelStore has not modified it.")
-        }
     }
 
     // MARK: Writer
@@ -363,31 +324,6 @@ final class ConnectionPool: @unchecked Sendable {
         return complete
     }
 
-    /// The files this process's stores have open for writing, by path: a store opened on a
-    /// path whose file was replaced (or deleted) while another store here still has the old
-    /// one open would pair the new file with the old one's `-wal`, which SQLite finds by name.
-    private static let openFiles = Locked<[String: [FileIdentity: Int]]>([:])
-
-    /// The path with its directory resolved (symbolic links, `..`), so every spelling of one
-    /// file gives one key; the directory still exists when the file was deleted or replaced.
-    private static func key(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path).standardizedFileURL
-        let directory = url.deletingLastPathComponent().path
-        guard let resolved = realpath(directory, nil) else { return url.path }
-        defer { free(resolved) }
-        return String(cString: resolved) + "/" + url.lastPathComponent
-    }
-
-    private static func refuseReplacedFile(at path: String) throws {
-        let current = FileIdentity(path: path)
-        let held = openFiles.withLock { $0[key(path)].map { Array($0.keys) } ?? [] }
-        guard held.contains(where: { $0 != current }) else { return }
-        throw ModelStoreError(
-            .fileReplaced,
-            "The file at \(path) was replaced or deleted while another store in this process still has the old file open; opening it now would mix the new file with the old file's write-ahead log.",
-            suggestion: "Close the other store (or let it go) first, then open the path again.")
-    }
-
     static func closedError(_ location: String) -> ModelStoreError {
         ModelStoreError(
             .closed, "The store at \(location) was closed; it runs no more calls.",
@@ -455,21 +391,5 @@ final class ConnectionPool: @unchecked Sendable {
             }
             return path
         }
-    }
-}
-
-/// `ST_RDONLY` of `statvfs(3)`: 1 on Linux and on Apple platforms alike.
-private let ST_RDONLY_FLAG = 1
-
-/// A file's device and inode, read by path: equal while the path names the same file.
-struct FileIdentity: Hashable {
-    var device: UInt64
-    var inode: UInt64
-
-    init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
     }
 }

@@ -122,18 +122,6 @@ extension ModelStore {
         submitWrite(body) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
     }
 
-    /// Hands the result of a completion-form call that ran inline in a block to its handler:
-    /// on the completion queue, or at once when the block itself holds that queue (a block
-    /// started in a completion handler, or on the main thread with `completionQueue = .main`),
-    /// where a handler sent to the queue would wait for the block that may wait for it.
-    func deliverInline<R: Sendable>(_ result: R, on queue: DispatchQueue, to completion: @escaping @Sendable (R) -> Void) {
-        if BlockMarker.current?.holdsCompletionQueue(for: id) == true {
-            completion(result)
-        } else {
-            queue.async { completion(result) }
-        }
-    }
-
     // MARK: async
 
     /// Runs `body` as a read without blocking the calling task.
@@ -208,27 +196,6 @@ extension ModelStore {
         }
     }
 
-    // MARK: Calls that cannot run inside a block
-
-    /// Runs the user's block marked, so that an `async` call made from a task it starts
-    /// (which inherits the marker) knows it would wait for the block.
-    func withBlockMarker<T>(holdsCompletionQueue: Bool = false, _ body: () throws -> T) rethrows -> T {
-        let marker = BlockMarker(store: id, outer: BlockMarker.current, holdsCompletionQueue: holdsCompletionQueue)
-        defer { marker.end() }
-        return try BlockMarker.$current.withValue(marker) { try body() }
-    }
-
-    /// An `async` call from a task started inside one of this store's blocks, while the block
-    /// runs: it would queue behind the block, and a block that waits for it would never end.
-    func refuseInsideBlock() throws {
-        guard BlockMarker.current?.isActive(for: id) == true else { return }
-        throw attributed(
-            ModelStoreError(
-                .reentrancy,
-                "A call was made on a store from a task started inside one of its blocks (transaction or read) while the block runs; it would wait for the block, and a block waiting for it would never end.",
-                suggestion: "Inside a block, make the call in the block itself (it joins the block), or after the block returns."))
-    }
-
     /// Names the model in a schema error raised below the engine, which knows only SQL.
     func attributed(_ error: any Error) -> any Error {
         guard var error = error as? ModelStoreError, error.model == nil, error.code == .schemaMismatch else { return error }
@@ -247,44 +214,5 @@ extension ModelStore {
                 + error.message.replacingOccurrences(of: "The stored table has", with: "The stored table \(table.tableName) has")
         }
         return error
-    }
-}
-
-/// Marks the user's blocks (transaction, read) for tasks started inside them.
-final class BlockMarker: Sendable {
-    @TaskLocal static var current: BlockMarker?
-
-    let store: ObjectIdentifier
-    let outer: BlockMarker?
-    /// Whether the block was started on the store's completion queue, which it then holds.
-    let holdsCompletionQueue: Bool
-    private let running = Locked(true)
-
-    init(store: ObjectIdentifier, outer: BlockMarker?, holdsCompletionQueue: Bool) {
-        self.store = store
-        self.outer = outer
-        self.holdsCompletionQueue = holdsCompletionQueue
-    }
-
-    /// Whether a running block of `store` in this chain holds its completion queue.
-    func holdsCompletionQueue(for store: ObjectIdentifier) -> Bool {
-        var marker: BlockMarker? = self
-        while let candidate = marker {
-            if candidate.store == store, candidate.holdsCompletionQueue, candidate.running.current { return true }
-            marker = candidate.outer
-        }
-        return false
-    }
-
-    func end() { running.withLock { $0 = false } }
-
-    /// Whether a block of `store` is running in this marker's chain.
-    func isActive(for store: ObjectIdentifier) -> Bool {
-        var marker: BlockMarker? = self
-        while let candidate = marker {
-            if candidate.store == store, candidate.running.current { return true }
-            marker = candidate.outer
-        }
-        return false
     }
 }

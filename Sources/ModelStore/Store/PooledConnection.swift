@@ -18,3 +18,93 @@ final class PooledConnection {
         self.connection = connection
     }
 }
+
+extension PooledConnection {
+    /// Publishes the tables a committed transaction prepared.
+    func commitPending(to store: ModelStore) {
+        guard !pending.isEmpty else { return }
+        let prepared = pending
+        pending = [:]
+        store.registry.withLock { $0.merge(prepared) { _, new in new } }
+        store.knownTables.withLock { $0.merge(prepared) { _, new in new } }
+        tables.merge(prepared) { _, new in new }
+    }
+
+    /// Called at the start of each write transaction: when another connection or process
+    /// changed the schema since this one last looked (a column retyped by rebuilding the
+    /// table, a table dropped and made again) — or this is the writer's first transaction,
+    /// and readers may have checked tables before anything was compared — every table is
+    /// checked again before it is written, so a write never relies on a table that is not
+    /// what the store checked.
+    func noticeSchemaChanges(in store: ModelStore) throws {
+        let version = try readSchemaVersion()
+        if schemaVersion == nil || schemaVersion != version {
+            tables = [:]
+            store.registry.withLock { $0 = [:] }
+        }
+        schemaVersion = version
+    }
+
+    /// Called at the end of a write transaction, before it commits: the transaction's own DDL
+    /// changed the schema version, which is not a change from outside. Read inside the
+    /// transaction, so no other writer can slip a change in between.
+    func recordOwnSchemaChanges() throws {
+        guard !pending.isEmpty else { return }
+        schemaVersion = try readSchemaVersion()
+    }
+
+    private func readSchemaVersion() throws -> Int64? {
+        if case .integer(let version)? = try connection.scalar("PRAGMA schema_version") { return version }
+        return nil
+    }
+
+    /// Forgets tables prepared by a transaction that rolled back: their DDL is undone too.
+    func discardPending() {
+        pending = [:]
+    }
+}
+
+extension PooledConnection {
+    /// Creates empty temp tables standing in for `table` (when `includingTable`) and for
+    /// those of `joinTables` the file lacks, so a read finds no records or links instead of
+    /// failing. The model's table is known on this connection until the read ends.
+    func createStandIn(for table: TableDescription, _ id: ObjectIdentifier, includingTable: Bool, joinTables: [JoinTableDescription]) throws
+    {
+        var statements: [String] = []
+        if includingTable, !standIns.contains(table.tableName) {
+            let columns = table.columns.map { quoted($0.name) + ($0.storage == .untyped ? "" : " " + $0.storage.rawValue) }
+            statements.append("CREATE TEMP TABLE \(table.quotedTable) (\(columns.joined(separator: ", ")))")
+            standIns.append(table.tableName)
+        }
+        for join in joinTables {
+            guard !standIns.contains(join.name),
+                try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(join.name)]) == nil
+            else { continue }
+            let joinColumns = (join.ownerColumns + join.targetColumns).map(quoted)
+            statements.append("CREATE TEMP TABLE \(quoted(join.name)) (\(joinColumns.joined(separator: ", ")))")
+            standIns.append(join.name)
+        }
+        if !statements.isEmpty {
+            // Readers are query-only; the temp schema is the connection's own, never the file.
+            try connection.execute("PRAGMA query_only = 0")
+            defer { try? connection.execute("PRAGMA query_only = 1") }
+            for sql in statements { try connection.execute(sql) }
+        }
+        standInModels.append(id)
+        tables[id] = table
+    }
+
+    /// Drops the stand-ins a read created, and forgets their tables, so the next read looks
+    /// at the file again (something may have written the model meanwhile).
+    func dropStandIns() {
+        if !standIns.isEmpty {
+            try? connection.execute("PRAGMA query_only = 0")
+            for name in standIns { try? connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))") }
+            try? connection.execute("PRAGMA query_only = 1")
+            standIns = []
+        }
+        // Also a table read with only an index missing: the next read checks it again.
+        for id in standInModels { tables[id] = nil }
+        standInModels = []
+    }
+}

@@ -115,9 +115,12 @@ struct SharedFileTests {
         let store = try ModelStore(path: path)
         // Work submitted before close() finishes first.
         let handled = Locked(0)
+        let group = DispatchGroup()
         for batch in 0..<20 {
+            group.enter()
             Parcel.save(parcels(Int64(batch * 50)..<Int64(batch * 50 + 50), "queued"), in: store) { result in
                 if case .success = result { handled.withLock { $0 += 1 } }
+                group.leave()
             }
         }
         try store.close()
@@ -127,7 +130,7 @@ struct SharedFileTests {
         let copy = directory.appendingPathComponent("copy.sqlite").path
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         #expect(try Parcel.count(in: try ModelStore(path: copy)) == 1000)
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(group.wait(timeout: .now() + 30) == .success)
         #expect(handled.current == 20)
     }
 
