@@ -4,8 +4,9 @@
 The layers, lowest first, are the folders of Sources/ModelStore (see docs/ARCHITECTURE.md).
 A file may use what its own folder and the folders below declare. The check reads the
 sources as text: it collects the type names (struct, class, enum, protocol, actor, typealias)
-each folder declares, then looks for those names as whole words in the code of every file of
-a lower folder (comments and string literals removed). Known exceptions, each a debt with a
+and the function names of files that extend `Session`, then looks for those type names as
+whole words, and for calls of those functions that no lower folder declares, in the code of every file of a lower
+folder (comments and string literals removed). Known exceptions, each a debt with a
 reason, are listed in ALLOWED; an exception that no longer occurs is an error too, so the list
 only shrinks.
 """
@@ -14,15 +15,12 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "ModelStore")
-LAYERS = ["Support", "SQLite", "Coding", "Schema", "Query", "Store", "Engine", "Relationships", "API"]
+LAYERS = ["Support", "SQLite", "Coding", "Schema", "Query", "Store", "Engine", "Relationships", "Operations", "API"]
 
 # (file relative to Sources/ModelStore, type it uses from above): why it is still allowed.
-ALLOWED = {
-    ("Engine/Session+Save.swift", "GraphSaver"):
-        "a save of a model with relationships turns to the graph saver; issue 10 item 1 moves that decision above both",
-    ("Engine/Session+Batch.swift", "GraphSaver"):
-        "the same decision for batch saves",
-}
+ALLOWED: dict = {}
+
+FUNCTION = re.compile(r"\bfunc\s+([a-z][A-Za-z0-9_]*)")
 
 DECLARATION = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|fileprivate|final|indirect|nonisolated)\s+)*"
                          r"(?:struct|class|enum|protocol|actor|typealias)\s+([A-Z][A-Za-z0-9_]*)", re.M)
@@ -52,6 +50,8 @@ def main():
         print(f"check-layers: folders with no place in the layer order: {', '.join(unknown)}")
         return 1
     declared = {}
+    functions = {}
+    everywhere = {}
     code = {}
     for layer in LAYERS:
         for path in files(layer):
@@ -60,6 +60,10 @@ def main():
             code[path] = (layer, text)
             for name in DECLARATION.findall(text):
                 declared.setdefault(name, layer)
+            for name in FUNCTION.findall(text):
+                everywhere.setdefault(name, set()).add(layer)
+                if "extension Session" in text:
+                    functions.setdefault(name, set()).add(layer)
     problems = []
     seen = set()
     for path, (layer, text) in code.items():
@@ -73,6 +77,19 @@ def main():
                     seen.add((relative, name))
                 else:
                     problems.append(f"{relative} ({layer}) uses {name}, declared in {owner}/, a layer above")
+        # Functions too: the Engine's and the graph path's operations are methods on
+        # `Session`, so a call of a function that only files of layers above declare beside
+        # an `extension Session` — bare, or on `self` or `session` — reaches up. A name some
+        # layer at or below this one also declares is an overload, so it is left alone.
+        for name, layers in functions.items():
+            if min(LAYERS.index(owner) for owner in everywhere[name]) <= rank:
+                continue
+            if re.search(r"(?:(?<![A-Za-z0-9_.])|\b(?:self|session)\.)" + re.escape(name) + r"\s*\(", text):
+                owner = LAYERS[min(LAYERS.index(owner) for owner in layers)]
+                if (relative, name) in ALLOWED:
+                    seen.add((relative, name))
+                else:
+                    problems.append(f"{relative} ({layer}) calls {name}(), declared only in {owner}/ and above")
     for stale in sorted(set(ALLOWED) - seen):
         problems.append(f"ALLOWED lists {stale[0]} using {stale[1]}, which no longer happens: remove it")
     for problem in sorted(problems):

@@ -27,42 +27,24 @@ public struct BatchSaveResult: Sendable, Equatable {
 }
 
 extension Session {
-    /// Upserts every model in array order, one reused statement per shape, inside the
-    /// caller's transaction; elements with the same key merge, later over earlier.
-    func save<M: StoredModel>(_ models: [M]) throws -> BatchSaveResult {
-        let table = try table(M.self)
+    /// Upserts every model's own record in array order, one reused statement per shape,
+    /// inside the caller's transaction; elements with the same key merge, later over earlier.
+    func saveRecords<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveResult {
         let owner = ObjectIdentifier(M.self)
         let row = RowEncoder(layout: table.layout)
-        // Elements with relationships are saved with their graphs; no lookup runs for them either.
-        let graph = table.relationships.isEmpty ? nil : GraphSaver(session: self)
         var result = BatchSaveResult(inserted: 0, updated: 0)
         var reuse: (shape: ColumnMask, statement: Statement)?
-        func save(_ model: M, at offset: Int) throws {
-            do {
-                try row.encode(model)
-                let outcome: SaveOutcome
-                if let graph {
-                    graph.startElement()
-                    let before = connection.totalChanges
-                    outcome = try graph.save(model, mode: .upsert).outcome.counting(related: connection.totalChanges != before)
-                } else {
-                    outcome = try upsert(row, table, owner, reuse: &reuse)
-                }
-                result.count(outcome)
-            } catch let error as ModelStoreError {
-                throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
-            }
-        }
         // A buffer pointer, not `enumerated()`: this generic code is not specialized for the
         // model type, and the sequence machinery would look up metadata on every element.
         try models.withUnsafeBufferPointer { buffer in
-            for offset in 0..<buffer.count { try save(buffer[offset], at: offset) }
-        }
-        if let graph {
-            // Related records count too: the result covers every record the save wrote.
-            result.inserted += graph.relatedOutcomes.inserted
-            result.updated += graph.relatedOutcomes.updated
-            result.unchanged += graph.relatedOutcomes.unchanged
+            for offset in 0..<buffer.count {
+                do {
+                    try row.encode(buffer[offset])
+                    result.count(try upsert(row, table, owner, reuse: &reuse))
+                } catch let error as ModelStoreError {
+                    throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
+                }
+            }
         }
         return result
     }
@@ -141,9 +123,8 @@ extension Session {
             let sql = "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable) WHERE " + sharedCondition + part.sql
             let statement = try connection.cachedStatement(sql)
             try statement.forEachRow(sharedValues + part.values) {
-                let keyCount = Int32(table.keyPositions.count)
-                let key = (0..<keyCount).map { statement.value(at: $0) }
-                let match = (0..<Int32(varying.count)).map { statement.value(at: keyCount + $0) }
+                let key = statement.values(count: table.keyPositions.count)
+                let match = statement.values(from: Int32(key.count), count: varying.count)
                 if let other = found[match], other != key {
                     throw ModelStoreError(
                         .ambiguousMatch,
@@ -185,9 +166,7 @@ extension TableDescription {
 extension ModelStoreError {
     /// The error, saying which element of a batch caused it and that nothing was saved.
     func inBatch(at offset: Int, of count: Int, table: TableDescription, key: [SQLValue]?) -> ModelStoreError {
-        var error = explainingDrift(of: table)
-        error.model = error.model ?? table.modelName
-        if let key { error.key = error.key ?? table.describeKey(key) }
+        var error = explainingDrift(of: table).naming(model: table.modelName, key: key.map(table.describeKey))
         error.message = "Element \(offset) of a batch of \(count) \(table.modelName) models failed, so none were saved: " + error.message
         return error
     }

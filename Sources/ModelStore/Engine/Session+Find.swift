@@ -1,30 +1,20 @@
 extension Session {
-    /// The model with `key`, or nil.
-    func find<M: StoredModel>(_ type: M.Type, key: KeyInput, loading: LoadOptions = .direct) throws -> M? {
-        let table = try table(type)
-        let values = try table.keyValues(key)
+    /// The model with `key`, or nil, decoded from its own record alone.
+    func findRecord<M: StoredModel>(_ type: M.Type, in table: TableDescription, key: [SQLValue]) throws -> M? {
         let statement = try statement(.findByKey, table, owner: ObjectIdentifier(type))
-        guard table.relationships.isEmpty else {
-            try statement.bind(values)
-            return try readModels(type, from: statement, table: table, loading: loading).first
-        }
         defer { statement.reset() }
-        try statement.bind(values)
+        try statement.bind(key)
         guard try statement.step() else { return nil }
         return try RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
             .decode(type)
     }
 
-    /// Every model, in primary-key order.
-    func findAll<M: StoredModel>(_ type: M.Type, loading: LoadOptions = .direct) throws -> [M] {
-        let table = try table(type)
+    /// Every model, in primary-key order, decoded from their own records alone.
+    func findRecords<M: StoredModel>(_ type: M.Type, in table: TableDescription) throws -> [M] {
         let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
-        guard table.relationships.isEmpty || loading.plan.isEmpty else {
-            return try readModels(type, from: statement, table: table, loading: loading, wholeTable: true)
-        }
         // Counting first (SQLite walks the b-tree without decoding) lets the rows decode
         // into an array of the right size: the peak is the result, not twice it.
-        let expected = try count(type)
+        let expected = try count(table, owner: ObjectIdentifier(type))
         return try decodeAll(type, from: statement, table: table, expected: expected)
     }
 
@@ -58,8 +48,11 @@ extension Session {
 
     /// How many records the table holds.
     func count<M: StoredModel>(_ type: M.Type) throws -> Int {
-        let table = try table(type)
-        let statement = try statement(.count, table, owner: ObjectIdentifier(type))
+        try count(try table(type), owner: ObjectIdentifier(type))
+    }
+
+    private func count(_ table: TableDescription, owner: ObjectIdentifier) throws -> Int {
+        let statement = try statement(.count, table, owner: owner)
         defer { statement.reset() }
         _ = try statement.step()
         return Int(statement.int64(at: 0))

@@ -1,17 +1,10 @@
 extension Session {
-    /// Every model the query selects, in its order.
-    func findAll<M: StoredModel>(_ query: Query<M>) throws -> [M] {
-        let table = try table(M.self)
+    /// The query's `SELECT` of whole records, prepared and bound; the caller steps it.
+    func select<M: StoredModel>(_ query: Query<M>, in table: TableDescription) throws -> Statement {
         let compiled = try QueryCompiler(table: table).select(table.selectList, query)
         let statement = try connection.cachedStatement(compiled.sql)
         try statement.bind(compiled.values)
-        return try readModels(M.self, from: statement, table: table, loading: query.loadOptions)
-    }
-
-    /// The first model the query selects, or nil.
-    func findFirst<M: StoredModel>(_ query: Query<M>) throws -> M? {
-        let first = query.limit(1, offset: query.offset ?? 0)
-        return try findAll(query.limit == 0 ? query : first).first
+        return statement
     }
 
     /// How many records the query selects (on a paged query: in its page).
@@ -30,16 +23,10 @@ extension Session {
         return try scalar(SQLFragment("SELECT EXISTS (SELECT 1 FROM ") + source + SQLFragment(")")) == .integer(1)
     }
 
-    /// Deletes the records the query selects, in one statement; returns how many went.
-    func deleteAll<M: StoredModel>(_ query: Query<M>) throws -> Int {
-        let table = try table(M.self)
-        let selection = try selection(query, table)
-        guard table.relationships.isEmpty else {
-            let condition =
-                selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
-            return try delete(M.self, where: condition, describing: "\(table.modelName) records matching the query")
-        }
-        let statement = SQLFragment("DELETE FROM \(table.quotedTable)") + selection
+    /// Deletes the records the query selects, in one statement, with no delete rules to
+    /// apply; returns how many went.
+    func deleteRecords<M: StoredModel>(_ query: Query<M>, in table: TableDescription) throws -> Int {
+        let statement = SQLFragment("DELETE FROM \(table.quotedTable)") + (try selection(query, table))
         try connection.cachedStatement(statement.sql).execute(statement.values)
         return connection.changes
     }
@@ -61,16 +48,15 @@ extension Session {
         let statement = SQLFragment("UPDATE \(table.quotedTable) SET ") + set + (try selection(query, table))
         do {
             try connection.cachedStatement(statement.sql).execute(statement.values)
-        } catch var error as ModelStoreError {
-            error.model = error.model ?? table.modelName
-            throw error
+        } catch let error as ModelStoreError {
+            throw error.naming(model: table.modelName)
         }
         return connection.changes
     }
 
     /// ` WHERE …` selecting the query's records: its predicate, or — when it is sorted and
     /// paged — the rowids of its page, since DELETE and UPDATE take no LIMIT by default.
-    private func selection<M>(_ query: Query<M>, _ table: TableDescription) throws -> SQLFragment {
+    func selection<M>(_ query: Query<M>, _ table: TableDescription) throws -> SQLFragment {
         let compiler = QueryCompiler(table: table)
         if let failure = query.failure { throw failure }
         guard query.isPaged else { return try compiler.whereClause(query.predicate) }

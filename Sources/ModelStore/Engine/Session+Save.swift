@@ -22,15 +22,12 @@ public enum SaveOutcome: Sendable, Equatable {
 }
 
 extension Session {
-    /// Saves one model by the merge rule: the properties it carries are written, nil
-    /// optionals leave stored values alone, and `clearing` names optionals to set to NULL.
-    func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
-        let table = try table(M.self)
-        guard table.relationships.isEmpty else {
-            let before = connection.totalChanges
-            return try GraphSaver(session: self).save(model, mode: mode, clearing: clearing).outcome
-                .counting(related: connection.totalChanges != before)
-        }
+    /// Saves one model's own record by the merge rule: the properties it carries are written,
+    /// nil optionals leave stored values alone, and `clearing` names optionals to set to NULL.
+    /// The plain path: whether the model has relationships is decided above (`Operations/`).
+    func saveRecord<M: StoredModel>(_ model: M, into table: TableDescription, mode: SaveMode, clearing: [String] = []) throws
+        -> SaveOutcome
+    {
         let row = RowEncoder(layout: table.layout)
         try row.encode(model)
         for name in clearing {
@@ -73,10 +70,7 @@ extension Session {
                 return .updated
             }
         } catch let error as ModelStoreError {
-            var error = error.explainingDrift(of: table)
-            error.model = error.model ?? table.modelName
-            error.key = error.key ?? table.describeKey(key)
-            throw error
+            throw error.explainingDrift(of: table).naming(model: table.modelName, key: table.describeKey(key))
         }
     }
 

@@ -1,25 +1,54 @@
+/// The graph path: saves and reads that follow relationships. Whether a call takes it is
+/// decided once, above this layer and the Engine (`Operations/`).
 extension Session {
-    /// Decodes every row of `statement` (already bound) and fills relationships as `loading`
-    /// says. Models without relationships take the plain path.
+    /// Saves `model`, the related models it carries and their links.
+    func saveGraph<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
+        let before = connection.totalChanges
+        return try GraphSaver(session: self).save(model, mode: mode, clearing: clearing).outcome
+            .counting(related: connection.totalChanges != before)
+    }
+
+    /// Upserts every model of a batch with its graph, in array order. Each element is encoded
+    /// once, by the saver; the result counts related records too, so it covers every record
+    /// the batch wrote.
+    func saveGraphs<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveResult {
+        let graph = GraphSaver(session: self)
+        var result = BatchSaveResult(inserted: 0, updated: 0)
+        try models.withUnsafeBufferPointer { buffer in
+            for offset in 0..<buffer.count {
+                graph.startElement()
+                let before = connection.totalChanges
+                do {
+                    result.count(
+                        try graph.save(buffer[offset], mode: .upsert).outcome.counting(related: connection.totalChanges != before))
+                } catch let error as ModelStoreError {
+                    // Only a failing element is encoded a second time, to name its key.
+                    throw error.inBatch(at: offset, of: models.count, table: table, key: try? key(of: buffer[offset], in: table))
+                }
+            }
+        }
+        result.inserted += graph.relatedOutcomes.inserted
+        result.updated += graph.relatedOutcomes.updated
+        result.unchanged += graph.relatedOutcomes.unchanged
+        return result
+    }
+
+    /// Decodes every row of `statement` (already bound) and fills relationships as `plan` says.
     ///
     /// `wholeTable` says the statement selects every record of the table, so their related
     /// records can be read by scanning instead of by a list of keys.
-    func readModels<M: StoredModel>(
-        _ type: M.Type, from statement: Statement, table: TableDescription, loading: LoadOptions, wholeTable: Bool = false
+    func readGraphs<M: StoredModel>(
+        _ type: M.Type, from statement: Statement, table: TableDescription, plan: LoadOptions.Plan, wholeTable: Bool = false
     ) throws -> [M] {
-        guard !table.relationships.isEmpty, !loading.plan.isEmpty else {
-            return try decodeAll(type, from: statement, table: table)
-        }
         // One snapshot for the roots and every relationship query.
-        return try connection.inReadTransaction {
-            try GraphLoader(session: self).load(type, from: statement, table: table, plan: loading.plan, wholeTable: wholeTable)
+        try connection.inReadTransaction {
+            try GraphLoader(session: self).load(type, from: statement, table: table, plan: plan, wholeTable: wholeTable)
         }
     }
 
     /// Fills the relationships of models the caller already holds.
-    func loadRelationships<M: StoredModel>(of models: [M], loading: LoadOptions) throws -> [M] {
-        let table = try table(M.self)
-        guard !table.relationships.isEmpty, !models.isEmpty, !loading.plan.isEmpty else { return models }
+    func loadGraphs<M: StoredModel>(of models: [M], table: TableDescription, plan: LoadOptions.Plan) throws -> [M] {
+        guard !models.isEmpty else { return models }
         return try connection.inReadTransaction {
             // The link columns are not in the models; read them by key.
             let row = RowEncoder(layout: table.layout)
@@ -38,14 +67,13 @@ extension Session {
                     + condition
                 let statement = try connection.cachedStatement(sql.sql)
                 try statement.forEachRow(sql.values) {
-                    let count = Int32(table.keyPositions.count)
-                    let key = (0..<count).map { statement.value(at: $0) }
-                    links[RecordKey(key)] = (0..<Int32(width)).map { statement.value(at: count + $0) }
+                    let count = table.keyPositions.count
+                    links[RecordKey(statement.values(count: count))] = statement.values(from: Int32(count), count: width)
                 }
             }
             return try GraphLoader(session: self).load(
                 models, keys: keys, links: keys.map { links[RecordKey($0)] ?? Array(repeating: .null, count: width) },
-                table: table, plan: loading.plan)
+                table: table, plan: plan)
         }
     }
 }

@@ -1,0 +1,145 @@
+/// The operations the public calls run, each choosing once between two paths:
+///
+/// - the **plain path** (`Engine/`): the model's own record, in rows and tables;
+/// - the **graph path** (`Relationships/`): the related models too — graph saves, bulk
+///   loading, delete rules.
+///
+/// The choice is made here and nowhere else, so neither layer below asks "does this model
+/// have relationships?", and the Engine never calls up into `Relationships/`.
+extension Session {
+    /// Saves `model` by the merge rule, with its graph when it has relationships.
+    func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
+        let table = try table(M.self)
+        switch path(table) {
+        case .plain: return try saveRecord(model, into: table, mode: mode, clearing: clearing)
+        case .graph: return try saveGraph(model, mode: mode, clearing: clearing)
+        }
+    }
+
+    /// Upserts `models` in array order inside the caller's transaction; elements with the
+    /// same key merge, later over earlier.
+    func save<M: StoredModel>(_ models: [M]) throws -> BatchSaveResult {
+        let table = try table(M.self)
+        switch path(table) {
+        case .plain: return try saveRecords(models, into: table)
+        case .graph: return try saveGraphs(models, into: table)
+        }
+    }
+
+    /// The model with `key`, or nil, with the relationships `loading` names.
+    func find<M: StoredModel>(_ type: M.Type, key: KeyInput, loading: LoadOptions = .direct) throws -> M? {
+        let table = try table(type)
+        let values = try table.keyValues(key)
+        switch path(table, loading: loading) {
+        case .plain:
+            return try findRecord(type, in: table, key: values)
+        case .graph:
+            let statement = try statement(.findByKey, table, owner: ObjectIdentifier(type))
+            try statement.bind(values)
+            return try readGraphs(type, from: statement, table: table, plan: loading.plan).first
+        }
+    }
+
+    /// Every model, in primary-key order, with the relationships `loading` names.
+    func findAll<M: StoredModel>(_ type: M.Type, loading: LoadOptions = .direct) throws -> [M] {
+        let table = try table(type)
+        switch path(table, loading: loading) {
+        case .plain:
+            return try findRecords(type, in: table)
+        case .graph:
+            let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
+            return try readGraphs(type, from: statement, table: table, plan: loading.plan, wholeTable: true)
+        }
+    }
+
+    /// Every model the query selects, in its order, with the relationships it loads.
+    func findAll<M: StoredModel>(_ query: Query<M>) throws -> [M] {
+        let table = try table(M.self)
+        let statement = try select(query, in: table)
+        switch path(table, loading: query.loadOptions) {
+        case .plain: return try decodeAll(M.self, from: statement, table: table)
+        case .graph: return try readGraphs(M.self, from: statement, table: table, plan: query.loadOptions.plan)
+        }
+    }
+
+    /// The first model the query selects, or nil.
+    func findFirst<M: StoredModel>(_ query: Query<M>) throws -> M? {
+        try findAll(query.limit == 0 ? query : query.limit(1, offset: query.offset ?? 0)).first
+    }
+
+    /// Fills the relationships `loading` names on models the caller already holds.
+    func loadRelationships<M: StoredModel>(of models: [M], loading: LoadOptions) throws -> [M] {
+        let table = try table(M.self)
+        switch path(table, loading: loading) {
+        case .plain: return models
+        case .graph: return try loadGraphs(of: models, table: table, plan: loading.plan)
+        }
+    }
+
+    /// Deletes the record with `key`, applying delete rules; returns how many `M` records went.
+    func delete<M: StoredModel>(_ type: M.Type, key: KeyInput) throws -> Int {
+        let table = try table(type)
+        return try delete(type, table, key: try table.keyValues(key))
+    }
+
+    /// Deletes the record with `model`'s key, applying delete rules.
+    func delete<M: StoredModel>(_ model: M) throws -> Int {
+        let table = try table(M.self)
+        return try delete(M.self, table, key: try key(of: model, in: table))
+    }
+
+    /// Deletes every record of the table, applying delete rules.
+    func deleteAll<M: StoredModel>(_ type: M.Type) throws -> Int {
+        let table = try table(type)
+        switch path(table) {
+        case .plain: return try deleteRecords(table, owner: ObjectIdentifier(type))
+        case .graph: return try delete(type, where: SQLFragment("1"), describing: "All \(table.modelName) records")
+        }
+    }
+
+    /// Deletes the records the query selects, applying delete rules.
+    func deleteAll<M: StoredModel>(_ query: Query<M>) throws -> Int {
+        let table = try table(M.self)
+        switch path(table) {
+        case .plain:
+            return try deleteRecords(query, in: table)
+        case .graph:
+            let selection = try selection(query, table)
+            let condition =
+                selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
+            return try delete(M.self, where: condition, describing: "\(table.modelName) records matching the query")
+        }
+    }
+
+    private func delete<M: StoredModel>(_ type: M.Type, _ table: TableDescription, key: [SQLValue]) throws -> Int {
+        switch path(table) {
+        case .plain:
+            return try deleteRecord(table, owner: ObjectIdentifier(type), key: key)
+        case .graph:
+            do {
+                return try delete(
+                    type, where: SQLFragment(table.keyCondition, key), describing: "\(table.modelName) (\(table.describeKey(key)))")
+            } catch let error as ModelStoreError {
+                throw error.naming(model: table.modelName, key: table.describeKey(key))
+            }
+        }
+    }
+
+    // MARK: The decision
+
+    private enum Path {
+        /// The model's own record only: `Engine/`.
+        case plain
+        /// The record with its relationships: `Relationships/`.
+        case graph
+    }
+
+    /// The one place that decides. A write (and a delete, whose rules follow relationships)
+    /// takes the graph path when the model declares relationships; a read takes it only when
+    /// its load options also load some of them.
+    private func path(_ table: TableDescription, loading: LoadOptions? = nil) -> Path {
+        guard !table.relationships.isEmpty else { return .plain }
+        if let loading, loading.plan.isEmpty { return .plain }
+        return .graph
+    }
+}

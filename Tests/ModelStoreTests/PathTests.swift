@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import ModelStore
+
+/// Counts how often a value is encoded, across threads.
+private let encodings = Locked(0)
+
+/// A name that counts its own encodings.
+private struct CountedName: Codable, Sendable, Equatable {
+    var text: String
+    init(_ text: String) { self.text = text }
+    init(from decoder: any Decoder) throws { text = try decoder.singleValueContainer().decode(String.self) }
+    func encode(to encoder: any Encoder) throws {
+        encodings.withLock { $0 += 1 }
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
+
+private struct Band: StoredModel, Equatable {
+    var id: Int64
+    var name: CountedName?
+    var members: [Musician]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Band>] = [.toMany(\.members, inverse: \Musician.band)]
+}
+
+private struct Musician: StoredModel, Equatable {
+    var id: Int64
+    var name: String?
+    @Related var band: Band?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Musician>] = [.toOne(\.band, inverse: \Band.members)]
+}
+
+/// One decision, above the Engine and the graph code, between the plain path and the graph
+/// path: no work the call did not ask for, and none done twice.
+@Suite("One decision between the plain path and the graph path", .serialized)
+struct PathTests {
+    @Test func aGraphBatchEncodesEachElementOnce() throws {
+        let test = try TestStore()
+        try Band(id: 0, name: CountedName("warm-up")).save(in: test.store)  // the schema probe encodes too
+        let bands = (1...100).map { Band(id: Int64($0), name: CountedName("band \($0)"), members: []) }
+        encodings.withLock { $0 = 0 }
+        let result = try Band.save(bands, in: test.store)
+        #expect(result == BatchSaveResult(inserted: 100, updated: 0))
+        #expect(encodings.current == 100)
+        #expect(try Band.find(key: 42, in: test.store)?.name == CountedName("band 42"))
+    }
+
+    @Test func aFailingGraphBatchElementIsNamedWithItsKeyAndNothingIsSaved() throws {
+        let test = try TestStore()
+        try test.rawExecute(#"CREATE TABLE "Band" ("id" INTEGER PRIMARY KEY, "name" TEXT CHECK ("name" <> 'refused'))"#)
+        let bands = [Band(id: 1, name: CountedName("fine")), Band(id: 2, name: CountedName("refused"))]
+        let error = try #require(throws: ModelStoreError.self) { try Band.save(bands, in: test.store) }
+        #expect(error.message.hasPrefix("Element 1 of a batch of 2 Band models failed"))
+        #expect(error.key == "id = 2")
+        #expect(try Band.count(in: test.store) == 0)
+    }
+
+    @Test func aReadThatLoadsNoRelationshipRunsOnlyItsOwnSelect() throws {
+        let test = try TestStore()
+        try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m")]).save(in: test.store)
+        for read in [
+            { _ = try Band.find(key: 1, loading: .none, in: test.store) },
+            { _ = try Band.findAll(loading: .none, in: test.store) },
+            { _ = try Band.filter(Column("id") > 0).loading(.none).findAll(in: test.store) },
+        ] as [() throws -> Void] {
+            test.resetSQL()
+            try read()
+            #expect(test.dataSQL.count <= 2, "\(test.dataSQL)")
+            #expect(!test.dataSQL.contains { $0.contains(#""Musician""#) }, "\(test.dataSQL)")
+        }
+    }
+
+    @Test func aReadThatLoadsRelationshipsFillsThem() throws {
+        let test = try TestStore()
+        try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m"), Musician(id: 2, name: "n")]).save(
+            in: test.store)
+        #expect(try Band.find(key: 1, in: test.store)?.members?.map(\.id).sorted() == [1, 2])
+        #expect(try Band.findAll(in: test.store).first?.members?.count == 2)
+        #expect(try Band.filter(Column("id") == 1).findAll(in: test.store).first?.members?.count == 2)
+        #expect(try Band.find(key: 1, loading: .none, in: test.store)?.members == nil)
+        let held = Band(id: 1, name: CountedName("a"))
+        #expect(try held.loadingRelationships(in: test.store).members?.count == 2)
+        #expect(try held.loadingRelationships(.none, in: test.store).members == nil)
+    }
+
+    @Test func deletesOfModelsWithRelationshipsApplyTheirRulesInEveryShape() throws {
+        let test = try TestStore()
+        func reset() throws {
+            _ = try Musician.deleteAll(in: test.store)
+            _ = try Band.deleteAll(in: test.store)
+            try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1), Musician(id: 2)]).save(in: test.store)
+        }
+        // The default rule nullifies the members' link to a deleted band.
+        for delete in [
+            { _ = try Band.delete(key: 1, in: test.store) },
+            { _ = try Band(id: 1).delete(in: test.store) },
+            { _ = try Band.deleteAll(in: test.store) },
+            { _ = try Band.filter(Column("id") == 1).deleteAll(in: test.store) },
+        ] as [() throws -> Void] {
+            try reset()
+            try delete()
+            #expect(try Band.count(in: test.store) == 0)
+            #expect(try test.rawRows(#"SELECT "band_id" FROM "Musician" ORDER BY "id""#) == [[.null], [.null]])
+        }
+    }
+}
