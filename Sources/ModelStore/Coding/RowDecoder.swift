@@ -56,10 +56,8 @@ final class RowDecoder: Decoder {
         hint = 0
         do {
             return try M(from: self)
-        } catch var error as ModelStoreError {
-            error.model = error.model ?? layout.modelName
-            error.key = error.key ?? keyDescription()
-            throw error
+        } catch let error as ModelStoreError {
+            throw error.naming(model: layout.modelName, key: keyDescription())
         } catch {
             throw wrap(error)
         }

@@ -59,9 +59,8 @@ final class RowEncoder: Encoder {
         state.pointee.failure = nil
         do {
             try model.encode(to: self)
-        } catch var error as ModelStoreError {
-            error.model = error.model ?? layout.modelName
-            throw error
+        } catch let error as ModelStoreError {
+            throw error.naming(model: layout.modelName)
         } catch {
             throw ModelStoreError(
                 .encodingFailed, "\(layout.modelName) could not be encoded: \(error)", model: layout.modelName)
@@ -111,7 +110,7 @@ final class RowEncoder: Encoder {
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         state.pointee.failure = notKeyed()
-        return JSONEncoder.discardingUnkeyed
+        return DiscardingUnkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -240,39 +239,6 @@ extension Optional: OptionalEncodable {
     var isNone: Bool { self == nil }
 }
 
-extension JSONEncoder {
-    /// A container that accepts and discards values, returned when encoding already failed.
-    static var discardingUnkeyed: any UnkeyedEncodingContainer {
-        DiscardingUnkeyedContainer()
-    }
-}
-
-private struct DiscardingUnkeyedContainer: UnkeyedEncodingContainer {
-    var codingPath: [any CodingKey] { [] }
-    var count: Int { 0 }
-    mutating func encodeNil() {}
-    mutating func encode<T: Encodable>(_ value: T) {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
-    }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
-    mutating func superEncoder() -> any Encoder { SingleValueColumnEncoder() }
-}
-
-struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    var codingPath: [any CodingKey] { [] }
-    mutating func encodeNil(forKey key: Key) {}
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
-        NestedKey
-    > {
-        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
-    }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { SingleValueColumnEncoder() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { SingleValueColumnEncoder() }
-}
-
 /// Holds a keyed container so the encoder can keep it without knowing its key type.
 private final class EncodingContainerBox<Key: CodingKey> {
     let container: KeyedEncodingContainer<Key>
@@ -293,7 +259,7 @@ final class NilProbe: Encoder, SingleValueEncodingContainer {
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         isNil = false
-        return JSONEncoder.discardingUnkeyed
+        return DiscardingUnkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }

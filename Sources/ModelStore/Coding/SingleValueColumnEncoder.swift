@@ -19,7 +19,7 @@ struct SingleValueColumnEncoder: Encoder, SingleValueEncodingContainer {
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         box.failure = shapeChanged()
-        return SingleValueUnkeyedSink()
+        return DiscardingUnkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -44,16 +44,4 @@ struct SingleValueColumnEncoder: Encoder, SingleValueEncodingContainer {
             "The property's type encodes a container, but its column holds a single value.",
             suggestion: "The type changed how it is coded; migrate the table or use a new property name.")
     }
-}
-
-private struct SingleValueUnkeyedSink: UnkeyedEncodingContainer {
-    var codingPath: [any CodingKey] { [] }
-    var count: Int { 0 }
-    mutating func encodeNil() {}
-    mutating func encode<T: Encodable>(_ value: T) {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
-    }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
-    mutating func superEncoder() -> any Encoder { SingleValueColumnEncoder() }
 }

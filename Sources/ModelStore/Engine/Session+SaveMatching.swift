@@ -44,7 +44,7 @@ extension Session {
         let statement = try connection.cachedStatement(lookup.sql)
         var keys: [[SQLValue]] = []
         try statement.forEachRow(lookup.values) {
-            keys.append((0..<Int32(table.keyPositions.count)).map { statement.value(at: $0) })
+            keys.append(statement.values(count: table.keyPositions.count))
         }
         guard !keys.isEmpty else {
             try insert(row, table, owner)

@@ -27,9 +27,8 @@ public struct Assignment<Model: StoredModel>: Sendable {
         let description = table.columns[position]
         do {
             try value(encoder)
-        } catch var error as ModelStoreError {
-            error.model = error.model ?? table.modelName
-            throw error
+        } catch let error as ModelStoreError {
+            throw error.naming(model: table.modelName)
         }
         let stored = encoder.value(at: position) ?? .null
         if stored.isNull && !description.isOptional {

@@ -46,7 +46,7 @@ final class GraphLoader {
         var positions: [Int] = []
         while try statement.step() {
             let model = try decoder.decode(type)
-            let key = RecordKey(table.keyPositions.map { statement.value(at: Int32($0)) })
+            let key = RecordKey(statement.values(at: table.keyPositions))
             positions.append(roots.add(model, key: key) { statement.value(at: Int32(first + $0)) })
         }
         return try fillRoots(roots, positions, plan: plan)
@@ -328,7 +328,7 @@ final class GraphLoader {
         while try statement.step() {
             let key =
                 singleKey.flatMap { RecordKey(statement, at: $0, count: 1) }
-                ?? RecordKey(table.keyPositions.map { statement.value(at: offset + Int32($0)) })
+                ?? RecordKey(statement.values(at: table.keyPositions, offset: offset))
             let parentKey = prefix == 0 ? nil : RecordKey(statement, at: 0, count: prefix)
             if injects, parentKey != currentParent, let injection {
                 currentParent = parentKey

@@ -29,7 +29,7 @@ enum RecordKey: Hashable {
             }
             return
         }
-        let values = (0..<Int32(count)).map { statement.value(at: start + $0) }
+        let values = statement.values(from: start, count: count)
         guard !values.contains(where: \.isNull) else { return nil }
         self = .values(values)
     }
@@ -51,7 +51,7 @@ enum RecordKey: Hashable {
 /// would cost casts and metadata lookups, and class `var`s a dynamic exclusivity check on
 /// every access of every row.
 final class RecordCache<T: StoredModel> {
-    private struct Bookkeeping {
+    private struct Bookkeeping: ~Copyable {
         var keys: [RecordKey] = []
         var links: [SQLValue] = []
         var positions = KeyIndex()
@@ -92,7 +92,6 @@ final class RecordCache<T: StoredModel> {
         storage.pointee.shallow.deallocate()
         storage.pointee.filled.deallocate()
         storage.deallocate()
-        state.pointee.positions.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
         sizes.deallocate()

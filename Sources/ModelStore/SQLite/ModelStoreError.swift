@@ -131,6 +131,21 @@ extension ModelStoreError.Code {
     }
 }
 
+extension ModelStoreError {
+    /// The error with the model, key and column filled in where it does not name them yet.
+    ///
+    /// The layer nearest the failure knows the most exact facts (a batch element's key, a
+    /// decoded column), so what an error already names is never overwritten: each layer on
+    /// the way out adds only what is missing.
+    func naming(model: String? = nil, key keyDescription: @autoclosure () -> String? = nil, column: String? = nil) -> ModelStoreError {
+        var error = self
+        if error.model == nil { error.model = model }
+        if error.key == nil { error.key = keyDescription() }
+        if error.column == nil { error.column = column }
+        return error
+    }
+}
+
 extension ModelStoreError: CustomStringConvertible, LocalizedError {
     /// The error as one readable paragraph: code, message, then whatever context it carries.
     public var description: String {

@@ -164,6 +164,18 @@ final class Statement {
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
     }
 
+    /// The values of `count` consecutive columns from `start`: a key, a link or a match read
+    /// from the current row.
+    func values(from start: Int32 = 0, count: Int) -> [SQLValue] {
+        (0..<Int32(count)).map { value(at: start + $0) }
+    }
+
+    /// The values of the columns at `positions`, each moved by `offset`: a key read from a row
+    /// laid out as the model's table.
+    func values(at positions: [Int], offset: Int32 = 0) -> [SQLValue] {
+        positions.map { value(at: offset + Int32($0)) }
+    }
+
     /// The column as an `SQLValue`, whatever its storage class.
     ///
     /// TEXT whose bytes are not valid UTF-8 (written by another tool) comes back as `.blob`
