@@ -4,17 +4,20 @@
 /// Integers go into an open-addressing table with a multiplicative hash — a few
 /// instructions, where a `Dictionary` runs SipHash and grows by rehashing; other keys
 /// (text, composite) use a dictionary.
-struct KeyIndex {
+///
+/// Non-copyable: it owns its table and frees it when it ends, so a copy — which would share
+/// the table and free it twice — is a compile-time error.
+struct KeyIndex: ~Copyable {
     /// Slots of (key, position + 1); a stored 0 marks an empty slot.
     private var slots: UnsafeMutablePointer<(key: Int64, position: Int)>?
     private var mask = 0
     private var used = 0
     private var others: [RecordKey: Int] = [:]
 
-    /// Frees the table; the index must not be used afterwards.
-    mutating func deallocate() {
+    init() {}
+
+    deinit {
         slots?.deallocate()
-        slots = nil
     }
 
     func position(of key: RecordKey) -> Int? {
