@@ -65,7 +65,7 @@ struct AggregateTests {
     @Test func projectionsReadOnlyTheChosenColumns() throws {
         let test = try seeded()
         test.resetSQL()
-        let summaries = try Post.filter(\.userId == 1).order(.descending(\.likes)).fetch(PostSummary.self, in: test.store)
+        let summaries = try Post.filter(\.userId == 1).order(.descending(\.likes)).findAll(as: PostSummary.self, in: test.store)
         #expect(summaries == [PostSummary(id: 1, topic: "swift"), PostSummary(id: 2, topic: "sqlite"), PostSummary(id: 5, topic: "swift")])
         #expect(test.dataSQL.last?.hasPrefix(#"SELECT "id", "topic" FROM "Post""#) == true)
         #expect(try Post.order(.ascending(\.id)).values(of: \.likes, in: test.store) == [10, 5, 7, 0, 3])
@@ -75,7 +75,7 @@ struct AggregateTests {
     @Test func aProjectionReadingAnUnknownColumnFailsClearly() throws {
         struct Wrong: Decodable, Sendable { var id: Int; var title: String }
         let test = try seeded()
-        let error = try #require(throws: ModelStoreError.self) { try Post.all().fetch(Wrong.self, in: test.store) }
+        let error = try #require(throws: ModelStoreError.self) { try Post.all().findAll(as: Wrong.self, in: test.store) }
         #expect(error.code == .invalidQuery)
         #expect(error.column == "title")
         #expect(error.message.contains("Wrong reads 'title'"))
@@ -90,7 +90,7 @@ struct AggregateTests {
         #expect(try await Post.all().countsGrouped(by: \.userId, in: test.store)[1] == 3)
         #expect(try await Post.all().distinct(\.userId, in: test.store).count == 3)
         #expect(try await Post.all().values(of: \.id, in: test.store) == [1, 2, 3, 4, 5])
-        #expect(try await Post.filter(\.id == 4).fetch(PostSummary.self, in: test.store) == [PostSummary(id: 4, topic: nil)])
+        #expect(try await Post.filter(\.id == 4).findAll(as: PostSummary.self, in: test.store) == [PostSummary(id: 4, topic: nil)])
         let sum: Result<Int, ModelStoreError> = await withCheckedContinuation { continuation in
             Post.all().sum(\.likes, in: test.store) { continuation.resume(returning: $0) }
         }

@@ -123,7 +123,7 @@ struct BatchSaveTests {
                 Contact(localId: "x2", accountId: 1, friendId: 12, nickname: "Cy"),  // new
                 Contact(localId: "x3", accountId: 1, friendId: 12, score: 7),  // merges into the new one
             ], matching: MatchKeys(shared: [\.accountId], varying: [\.friendId]), in: test.store)
-        #expect(result == BatchSaveResult(inserted: 1, updated: 2))
+        #expect(result == BatchSaveOutcome(inserted: 1, updated: 2))
         #expect(test.dataSQL.filter { $0.hasPrefix("SELECT") }.count == 1)
         let stored = try Contact.order(.ascending(\.localId)).findAll(in: test.store)
         #expect(
@@ -141,7 +141,7 @@ struct BatchSaveTests {
         test.resetSQL()
         let batch = (0..<5_000).map { Contact(localId: "n\($0)", accountId: 1, friendId: $0, score: $0) }
         let result = try Contact.save(batch, matching: MatchKeys(shared: [\.accountId], varying: [\.friendId]), in: test.store)
-        #expect(result == BatchSaveResult(inserted: 2_000, updated: 3_000))
+        #expect(result == BatchSaveOutcome(inserted: 2_000, updated: 3_000))
         let lookups = test.dataSQL.filter { $0.hasPrefix("SELECT") }.count
         #expect(lookups >= 1 && lookups <= 10)
         #expect(try Contact.count(in: test.store) == 5_000)
@@ -157,7 +157,7 @@ struct BatchSaveTests {
             [
                 Contact(localId: "x", accountId: 2, friendId: 1, score: 9), Contact(localId: "y", accountId: 1, friendId: 2),
             ], matching: MatchKeys(varying: [\.accountId, \.friendId]), in: test.store)
-        #expect(result == BatchSaveResult(inserted: 1, updated: 1))
+        #expect(result == BatchSaveOutcome(inserted: 1, updated: 1))
         #expect(try Contact.find(key: "b", in: test.store)?.score == 9)
         #expect(try Contact.exists(key: "y", in: test.store))
     }
@@ -190,18 +190,18 @@ struct BatchSaveTests {
 
     @Test func anEmptyBatchDoesNothing() throws {
         let test = try TestStore()
-        #expect(try Snack.save([], in: test.store) == BatchSaveResult(inserted: 0, updated: 0))
+        #expect(try Snack.save([], in: test.store) == BatchSaveOutcome(inserted: 0, updated: 0))
         #expect(
-            try Contact.save([], matching: MatchKeys(varying: [\.friendId]), in: test.store) == BatchSaveResult(inserted: 0, updated: 0))
+            try Contact.save([], matching: MatchKeys(varying: [\.friendId]), in: test.store) == BatchSaveOutcome(inserted: 0, updated: 0))
     }
 
     @Test func threeFormsOfBatchSave() async throws {
         let test = try TestStore()
         #expect(try await Snack.save([Snack(snackId: 1), Snack(snackId: 2)], in: test.store).inserted == 2)
-        let result: Result<BatchSaveResult, ModelStoreError> = await withCheckedContinuation { continuation in
+        let result: Result<BatchSaveOutcome, ModelStoreError> = await withCheckedContinuation { continuation in
             Snack.save([Snack(snackId: 2, name: "b"), Snack(snackId: 3)], in: test.store) { continuation.resume(returning: $0) }
         }
-        #expect(try result.get() == BatchSaveResult(inserted: 1, updated: 1))
+        #expect(try result.get() == BatchSaveOutcome(inserted: 1, updated: 1))
         let matched = try await Contact.save(
             [Contact(localId: "a", accountId: 1, friendId: 1)], matching: MatchKeys(varying: [\.friendId]), in: test.store)
         #expect(matched.inserted == 1)

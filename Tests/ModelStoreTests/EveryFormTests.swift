@@ -55,6 +55,11 @@ struct EveryFormTests {
         let filtered = try synchronously { try Snack.findAll(where: sweet, in: store) }
         #expect(try await delivered { Snack.findAll(where: sweet, in: store, completion: $0) }.get() == filtered)
         #expect(try await Snack.findAll(where: sweet, in: store) == filtered)
+        struct Name: Decodable, Sendable, Equatable { var snackId: Int64; var name: String? }
+        let names = try synchronously { try Snack.filter(sweet).findAll(as: Name.self, in: store) }
+        #expect(names.count == filtered.count)
+        #expect(try await delivered { Snack.filter(sweet).findAll(as: Name.self, in: store, completion: $0) }.get() == names)
+        #expect(try await Snack.filter(sweet).findAll(as: Name.self, in: store) == names)
         let first = try synchronously { try Snack.findFirst(where: sweet, in: store) }
         #expect(try await delivered { Snack.findFirst(where: sweet, in: store, completion: $0) }.get() == first)
         #expect(try await Snack.findFirst(where: sweet, in: store) == first)

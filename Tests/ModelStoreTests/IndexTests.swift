@@ -83,7 +83,7 @@ struct IndexTests {
             [
                 User(id: "n1", email: "s@x", city: "A"), User(id: "n2", email: "new@x"), User(id: "n3", email: "new@x", age: 5),
             ], in: test.store)
-        #expect(result == BatchSaveResult(inserted: 1, updated: 2))
+        #expect(result == BatchSaveOutcome(inserted: 1, updated: 2))
         #expect(
             try User.findAll(in: test.store) == [
                 User(id: "n2", email: "new@x", age: 5), User(id: "stored", email: "s@x", city: "A"),

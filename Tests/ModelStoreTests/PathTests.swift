@@ -44,7 +44,7 @@ struct PathTests {
         let bands = (1...100).map { Band(id: Int64($0), name: CountedName("band \($0)"), members: []) }
         encodings.withLock { $0 = 0 }
         let result = try Band.save(bands, in: test.store)
-        #expect(result == BatchSaveResult(inserted: 100, updated: 0))
+        #expect(result == BatchSaveOutcome(inserted: 100, updated: 0))
         #expect(encodings.current == 100)
         #expect(try Band.find(key: 42, in: test.store)?.name == CountedName("band 42"))
     }

@@ -99,27 +99,51 @@ extension Query {
     ///
     /// ```swift
     /// struct SnackName: Decodable, Sendable { var snackId: Int64; var name: String? }
-    /// let names = try Snack.order(.ascending(\.name)).fetch(SnackName.self)
+    /// let names = try Snack.order(.ascending(\.name)).findAll(as: SnackName.self)
     /// ```
     /// - Throws: `ModelStoreError` with code `.invalidQuery` when `Row` reads a property the
     ///   model does not store.
-    public func fetch<Row: Decodable & Sendable>(_ type: Row.Type, in store: ModelStore? = nil) throws -> [Row] {
-        try ModelStore.resolve(store).read { try $0.fetch(self, as: type) }
+    public func findAll<Row: Decodable & Sendable>(as type: Row.Type, in store: ModelStore? = nil) throws -> [Row] {
+        try ModelStore.resolve(store).read { try $0.findAll(self, as: type) }
     }
 
-    /// `fetch(_:in:)`, delivered later on the store's completion queue.
-    public func fetch<Row: Decodable & Sendable>(
-        _ type: Row.Type, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<[Row], ModelStoreError>) -> Void
+    /// `findAll(as:in:)`, delivered later on the store's completion queue.
+    public func findAll<Row: Decodable & Sendable>(
+        as type: Row.Type, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<[Row], ModelStoreError>) -> Void
     ) {
-        ModelStore.resolve(store).read({ try $0.fetch(self, as: type) }, completion: completion)
+        ModelStore.resolve(store).read({ try $0.findAll(self, as: type) }, completion: completion)
     }
 
-    /// `fetch(_:in:)` without blocking the calling task.
+    /// `findAll(as:in:)` without blocking the calling task.
     /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
+    public func findAll<Row: Decodable & Sendable>(as type: Row.Type, in store: ModelStore? = nil) async throws -> [Row] {
+        try await ModelStore.resolve(store).read { try $0.findAll(self, as: type) }
+    }
+
+    // The names these had before they were named after `findAll`, which they narrow.
+
+    /// `findAll(as:in:)`, under its earlier name.
+    /// - Throws: as `findAll(as:in:)`.
+    @available(*, deprecated, renamed: "findAll(as:in:)")
+    public func fetch<Row: Decodable & Sendable>(_ type: Row.Type, in store: ModelStore? = nil) throws -> [Row] {
+        try findAll(as: type, in: store)
+    }
+
+    /// `findAll(as:in:completion:)`, under its earlier name.
+    @available(*, deprecated, renamed: "findAll(as:in:completion:)")
+    public func fetch<Row: Decodable & Sendable>(
+        _ type: Row.Type, in store: ModelStore? = nil, completion: @escaping @Sendable (Result<[Row], ModelStoreError>) -> Void
+    ) {
+        findAll(as: type, in: store, completion: completion)
+    }
+
+    /// `findAll(as:in:)` without blocking the calling task, under its earlier name.
+    /// - Throws: as `findAll(as:in:)`.
+    @available(*, deprecated, renamed: "findAll(as:in:)")
     public func fetch<Row: Decodable & Sendable>(_ type: Row.Type, in store: ModelStore? = nil) async throws -> [Row] {
-        try await ModelStore.resolve(store).read { try $0.fetch(self, as: type) }
+        try await findAll(as: type, in: store)
     }
 }

@@ -6,18 +6,18 @@ extension StoredModel {
     /// If any element fails, nothing of the batch is saved.
     ///
     /// ```swift
-    /// let result = try Snack.save(snacks)     // BatchSaveResult(inserted: 40, updated: 60)
+    /// let result = try Snack.save(snacks)     // BatchSaveOutcome(inserted: 40, updated: 60)
     /// ```
     /// - Throws: `ModelStoreError` naming the failing element's position and key.
     @discardableResult
-    public static func save(_ models: [Self], in store: ModelStore? = nil) throws -> BatchSaveResult {
+    public static func save(_ models: [Self], in store: ModelStore? = nil) throws -> BatchSaveOutcome {
         try ModelStore.resolve(store).write { try $0.save(models) }
     }
 
     /// Saves the batch later; `completion` gets the result on the completion queue. Reads
     /// submitted after this call see the batch (the original's fire-and-forget `saveObjects:`).
     public static func save(
-        _ models: [Self], in store: ModelStore? = nil, completion: @escaping @Sendable (Result<BatchSaveResult, ModelStoreError>) -> Void
+        _ models: [Self], in store: ModelStore? = nil, completion: @escaping @Sendable (Result<BatchSaveOutcome, ModelStoreError>) -> Void
     ) {
         ModelStore.resolve(store).write({ try $0.save(models) }, completion: completion)
     }
@@ -28,7 +28,7 @@ extension StoredModel {
     ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
     ///   written.
     @discardableResult
-    public static func save(_ models: [Self], in store: ModelStore? = nil) async throws -> BatchSaveResult {
+    public static func save(_ models: [Self], in store: ModelStore? = nil) async throws -> BatchSaveOutcome {
         try await ModelStore.resolve(store).write { try $0.save(models) }
     }
 
@@ -39,14 +39,14 @@ extension StoredModel {
     ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
     ///   written.
     @discardableResult
-    public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) throws -> BatchSaveResult {
+    public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) throws -> BatchSaveOutcome {
         try ModelStore.resolve(store).write { try $0.save(models, matching: keys) }
     }
 
     /// `save(_:matching:in:)` later; `completion` gets the result on the completion queue.
     public static func save(
         _ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil,
-        completion: @escaping @Sendable (Result<BatchSaveResult, ModelStoreError>) -> Void
+        completion: @escaping @Sendable (Result<BatchSaveOutcome, ModelStoreError>) -> Void
     ) {
         ModelStore.resolve(store).write({ try $0.save(models, matching: keys) }, completion: completion)
     }
@@ -57,7 +57,8 @@ extension StoredModel {
     ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is
     ///   written.
     @discardableResult
-    public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) async throws -> BatchSaveResult {
+    public static func save(_ models: [Self], matching keys: MatchKeys<Self>, in store: ModelStore? = nil) async throws -> BatchSaveOutcome
+    {
         try await ModelStore.resolve(store).write { try $0.save(models, matching: keys) }
     }
 

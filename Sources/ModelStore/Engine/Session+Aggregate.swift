@@ -48,7 +48,7 @@ extension Session {
     }
 
     /// The query's records as `R`, reading only the columns `R` decodes.
-    func fetch<M: StoredModel, R: Decodable>(_ query: Query<M>, as type: R.Type) throws -> [R] {
+    func findAll<M: StoredModel, R: Decodable>(_ query: Query<M>, as type: R.Type) throws -> [R] {
         let table = try table(M.self)
         let compiler = QueryCompiler(table: table)
         let layout = try SchemaProbe.cachedLayout(of: type)

@@ -1,5 +1,9 @@
-/// What a batch save did.
-public struct BatchSaveResult: Sendable, Equatable {
+/// The name `BatchSaveOutcome` had before it was named after `SaveOutcome`, which it counts.
+@available(*, deprecated, renamed: "BatchSaveOutcome")
+public typealias BatchSaveResult = BatchSaveOutcome
+
+/// What a batch save did: how many of each `SaveOutcome` its records had.
+public struct BatchSaveOutcome: Sendable, Equatable {
     /// Records that did not exist before and were inserted (related records included).
     public var inserted: Int
     /// Elements written to a record that already existed, or that an earlier element of the
@@ -29,10 +33,10 @@ public struct BatchSaveResult: Sendable, Equatable {
 extension Session {
     /// Upserts every model's own record in array order, one reused statement per shape,
     /// inside the caller's transaction; elements with the same key merge, later over earlier.
-    func saveRecords<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveResult {
+    func saveRecords<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome {
         let owner = ObjectIdentifier(M.self)
         let row = RowEncoder(layout: table.layout)
-        var result = BatchSaveResult(inserted: 0, updated: 0)
+        var result = BatchSaveOutcome(inserted: 0, updated: 0)
         var reuse: (shape: ColumnMask, statement: Statement)?
         // A buffer pointer, not `enumerated()`: this generic code is not specialized for the
         // model type, and the sequence machinery would look up metadata on every element.
@@ -50,7 +54,7 @@ extension Session {
     }
 
     /// Saves `models`, finding existing records by match keys instead of the primary key.
-    func save<M: StoredModel>(_ models: [M], matching keys: MatchKeys<M>) throws -> BatchSaveResult {
+    func save<M: StoredModel>(_ models: [M], matching keys: MatchKeys<M>) throws -> BatchSaveOutcome {
         let table = try table(M.self)
         let owner = ObjectIdentifier(M.self)
         let compiler = QueryCompiler(table: table)
@@ -75,13 +79,13 @@ extension Session {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }
         }
-        guard let first = rows.first else { return BatchSaveResult(inserted: 0, updated: 0) }
+        guard let first = rows.first else { return BatchSaveOutcome(inserted: 0, updated: 0) }
 
         var existing = try existingKeys(
             table, sharedValues: shared.map { first.values[$0] }, shared: shared, varying: varying,
             lookups: rows.map { row in varying.map { row.values[$0] } })
 
-        var result = BatchSaveResult(inserted: 0, updated: 0)
+        var result = BatchSaveOutcome(inserted: 0, updated: 0)
         for (offset, element) in rows.enumerated() {
             let match = varying.map { element.values[$0] }
             do {

@@ -18,7 +18,7 @@ extension Session {
 
     /// Upserts `models` in array order inside the caller's transaction; elements with the
     /// same key merge, later over earlier.
-    func save<M: StoredModel>(_ models: [M]) throws -> BatchSaveResult {
+    func save<M: StoredModel>(_ models: [M]) throws -> BatchSaveOutcome {
         let table = try table(M.self)
         switch path(table) {
         case .plain: return try saveRecords(models, into: table)

@@ -22,7 +22,7 @@ final class GraphSaver {
 
     /// What happened to the related records (not the roots) this saver wrote: a batch adds
     /// them to its result, so it covers every record the save touched.
-    private(set) var relatedOutcomes = BatchSaveResult(inserted: 0, updated: 0, unchanged: 0)
+    private(set) var relatedOutcomes = BatchSaveOutcome(inserted: 0, updated: 0, unchanged: 0)
 
     init(session: Session) {
         self.session = session

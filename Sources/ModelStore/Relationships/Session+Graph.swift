@@ -11,9 +11,9 @@ extension Session {
     /// Upserts every model of a batch with its graph, in array order. Each element is encoded
     /// once, by the saver; the result counts related records too, so it covers every record
     /// the batch wrote.
-    func saveGraphs<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveResult {
+    func saveGraphs<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome {
         let graph = GraphSaver(session: self)
-        var result = BatchSaveResult(inserted: 0, updated: 0)
+        var result = BatchSaveOutcome(inserted: 0, updated: 0)
         try models.withUnsafeBufferPointer { buffer in
             for offset in 0..<buffer.count {
                 graph.startElement()

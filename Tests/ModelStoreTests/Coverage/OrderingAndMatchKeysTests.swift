@@ -123,7 +123,7 @@ struct OrderingAndMatchKeysTests {
                 Membership(localId: "x1", accountId: 1, friendId: 10, score: 5),
                 Membership(localId: "x2", accountId: 1, friendId: 12, nickname: "Cy"),
             ], matching: MatchKeys(sharedColumns: ["accountId"], varyingColumns: ["friendId"]), in: test.store)
-        #expect(result == BatchSaveResult(inserted: 1, updated: 1))
+        #expect(result == BatchSaveOutcome(inserted: 1, updated: 1))
         #expect(test.dataSQL.filter { $0.hasPrefix("SELECT") }.count == 1)
         #expect(
             try Membership.findAll(in: test.store) == [
@@ -141,7 +141,7 @@ struct OrderingAndMatchKeysTests {
         let result = try await Membership.save(
             [Membership(localId: "y", accountId: 2, friendId: 10, score: 9), Membership(localId: "z", accountId: 2, friendId: 11)],
             matching: keys, in: test.store)
-        #expect(result == BatchSaveResult(inserted: 1, updated: 1))
+        #expect(result == BatchSaveOutcome(inserted: 1, updated: 1))
         #expect(try await Membership.find(key: "c", in: test.store)?.score == 9)
         #expect(try await Membership.find(key: "z", in: test.store)?.accountId == 2)
         #expect(try await Membership.exists(key: "y", in: test.store) == false)
@@ -180,7 +180,7 @@ struct OrderingAndMatchKeysTests {
     @Test func anElementLackingANamedMatchPropertyIsRefusedThroughTheCompletionForm() async throws {
         let test = try TestStore()
         try members(test)
-        let result: Result<BatchSaveResult, ModelStoreError> = await withCheckedContinuation { continuation in
+        let result: Result<BatchSaveOutcome, ModelStoreError> = await withCheckedContinuation { continuation in
             Membership.save(
                 [Membership(localId: "n", accountId: 1, friendId: 10)], matching: MatchKeys(varyingColumns: ["nickname"]), in: test.store
             ) { continuation.resume(returning: $0) }

@@ -25,14 +25,14 @@ struct BatchResultTests {
 
     @Test func anUnchangedReimportReportsEveryRecordUnchangedAndWritesNothing() throws {
         let test = try TestStore(.file)
-        #expect(try Member.save(members(1_000), in: test.store) == BatchSaveResult(inserted: 1_000, updated: 0, unchanged: 0))
+        #expect(try Member.save(members(1_000), in: test.store) == BatchSaveOutcome(inserted: 1_000, updated: 0, unchanged: 0))
         let before = walSize(test)
-        #expect(try Member.save(members(1_000), in: test.store) == BatchSaveResult(inserted: 0, updated: 0, unchanged: 1_000))
+        #expect(try Member.save(members(1_000), in: test.store) == BatchSaveOutcome(inserted: 0, updated: 0, unchanged: 1_000))
         #expect(walSize(test) == before, "an unchanged re-import must append nothing to the WAL")
         // Ten changed, ten new, the rest as stored; nil properties keep stored values.
         var next = members(1_010) { $0 % 100 == 0 ? "changed \($0)" : nil }
         next[5].score = nil
-        #expect(try Member.save(next, in: test.store) == BatchSaveResult(inserted: 10, updated: 10, unchanged: 990))
+        #expect(try Member.save(next, in: test.store) == BatchSaveOutcome(inserted: 10, updated: 10, unchanged: 990))
         #expect(try Member.find(key: "m100", in: test.store)?.nickname == "changed 100")
         #expect(try Member.find(key: "m101", in: test.store)?.nickname == "n101")
     }
@@ -40,13 +40,13 @@ struct BatchResultTests {
     @Test func matchKeysReimportsReportUnchangedRecordsToo() throws {
         let test = try TestStore(.file)
         let keys = MatchKeys<Member>(shared: [\.accountId], varying: [\.friendId])
-        #expect(try Member.save(members(300), matching: keys, in: test.store) == BatchSaveResult(inserted: 300, updated: 0, unchanged: 0))
+        #expect(try Member.save(members(300), matching: keys, in: test.store) == BatchSaveOutcome(inserted: 300, updated: 0, unchanged: 0))
         let before = walSize(test)
-        #expect(try Member.save(members(300), matching: keys, in: test.store) == BatchSaveResult(inserted: 0, updated: 0, unchanged: 300))
+        #expect(try Member.save(members(300), matching: keys, in: test.store) == BatchSaveOutcome(inserted: 0, updated: 0, unchanged: 300))
         #expect(walSize(test) == before)
         var changed = members(300)
         changed[7].score = 99
-        #expect(try Member.save(changed, matching: keys, in: test.store) == BatchSaveResult(inserted: 0, updated: 1, unchanged: 299))
+        #expect(try Member.save(changed, matching: keys, in: test.store) == BatchSaveOutcome(inserted: 0, updated: 1, unchanged: 299))
     }
 
     /// A table another tool made with NOCASE or RTRIM collation: the change detection compares
@@ -77,7 +77,7 @@ struct BatchResultTests {
             Member(localId: "a", accountId: 1, friendId: 2),
         ]
         let result = try Member.save(batch, in: test.store)
-        #expect(result == BatchSaveResult(inserted: 1, updated: 1, unchanged: 1))
+        #expect(result == BatchSaveOutcome(inserted: 1, updated: 1, unchanged: 1))
         #expect(result.inserted + result.updated + result.unchanged == batch.count)
     }
 }
@@ -91,10 +91,10 @@ struct GraphBatchResultTests {
             Team(id: Int64(team), name: "t\(team)", players: (1...5).map { Player(id: Int64(team * 100 + $0), name: "p\($0)") })
         }
         let first = try Team.save(teams, in: test.store)
-        #expect(first == BatchSaveResult(inserted: 60, updated: 0, unchanged: 0))
+        #expect(first == BatchSaveOutcome(inserted: 60, updated: 0, unchanged: 0))
         #expect(try Team.count(in: test.store) + Player.count(in: test.store) == first.inserted)
         let walBefore = (try? FileManager.default.attributesOfItem(atPath: test.store.path! + "-wal")[.size] as? Int) ?? 0
-        #expect(try Team.save(teams, in: test.store) == BatchSaveResult(inserted: 0, updated: 0, unchanged: 60))
+        #expect(try Team.save(teams, in: test.store) == BatchSaveOutcome(inserted: 0, updated: 0, unchanged: 60))
         let walAfter = (try? FileManager.default.attributesOfItem(atPath: test.store.path! + "-wal")[.size] as? Int) ?? 0
         #expect(walAfter == walBefore)
         var changed = teams
@@ -103,7 +103,7 @@ struct GraphBatchResultTests {
         let third = try Team.save(changed, in: test.store)
         // One new player; updated: the renamed player, and teams 1 and 2, whose graphs wrote
         // (a root that wrote related records or links counts as updated); the rest unchanged.
-        #expect(third == BatchSaveResult(inserted: 1, updated: 3, unchanged: 57))
+        #expect(third == BatchSaveOutcome(inserted: 1, updated: 3, unchanged: 57))
     }
 }
 
@@ -121,7 +121,7 @@ struct LongKeyListTests {
         #expect(try Member.save(stored, matching: keys, in: test.store).inserted == 600)
         let all = (0..<1_200).map { member($0, local: "new \($0)") }
         let result = try Member.save(all, matching: keys, in: test.store)
-        #expect(result == BatchSaveResult(inserted: 600, updated: 0, unchanged: 600))
+        #expect(result == BatchSaveOutcome(inserted: 600, updated: 0, unchanged: 600))
         #expect(try Member.count(in: test.store) == 1_200)
         // Matched records kept their keys.
         #expect(try Member.find(key: "stored 0", in: test.store) != nil)

@@ -296,7 +296,7 @@ struct DeepGraphTests {
             return result
         }
         // Every record of the chain is counted, the root and the related ones.
-        #expect(result == BatchSaveResult(inserted: n, updated: 0))
+        #expect(result == BatchSaveOutcome(inserted: n, updated: 0))
         #expect(try test.rawRows("SELECT count(*) FROM Employee") == [[.integer(Int64(n))]])
         #expect(try test.rawRows("SELECT count(*) FROM Employee WHERE manager_id = id - 1") == [[.integer(Int64(n - 1))]])
         #expect(try test.rawRows("SELECT id FROM Employee WHERE manager_id IS NULL") == [[.integer(1)]])

@@ -138,7 +138,7 @@ struct OneToOneReassignTests {
         var second = Coach(id: 2)
         second.team = Team(id: 1)
         // Two coaches updated; the two teams they carry (keys only) are already stored as given.
-        #expect(try Coach.save([first, second], in: test.store) == BatchSaveResult(inserted: 0, updated: 2, unchanged: 2))
+        #expect(try Coach.save([first, second], in: test.store) == BatchSaveOutcome(inserted: 0, updated: 2, unchanged: 2))
         expectOneTransaction(test)
         #expect(try links(test) == [[.integer(1), .integer(2)], [.integer(2), .integer(1)]])
     }
@@ -161,7 +161,7 @@ struct OneToOneReassignTests {
         newcomer.team = Team(id: 2)
         var first = Coach(id: 1)
         first.team = Team(id: 2)
-        #expect(try Coach.save([newcomer, first], in: test.store) == BatchSaveResult(inserted: 1, updated: 1, unchanged: 2))
+        #expect(try Coach.save([newcomer, first], in: test.store) == BatchSaveOutcome(inserted: 1, updated: 1, unchanged: 2))
         #expect(try links(test) == [[.integer(1), .integer(2)], [.integer(2), .null], [.integer(3), .null]])
         #expect(try Team.find(key: 1, in: test.store)?.coach == nil)
     }

@@ -99,7 +99,7 @@ struct StrictDecodingTests {
             #expect(error.value == "x'61f09f9862'")
         }
         struct TextOnly: Decodable, Sendable { var text: String? }
-        let error = try #require(throws: ModelStoreError.self) { try Note.all().fetch(TextOnly.self, in: test.store) }
+        let error = try #require(throws: ModelStoreError.self) { try Note.all().findAll(as: TextOnly.self, in: test.store) }
         #expect(error.code == .decodingFailed)
         #expect(error.column == "text")
     }
