@@ -68,13 +68,16 @@ extension Session {
 
         // Encode once, keeping each element's values, and check the shared ones agree.
         var rows: [(values: [SQLValue], present: ColumnMask)] = []
+        var matches: [RecordKey] = []
         rows.reserveCapacity(models.count)
+        matches.reserveCapacity(models.count)
         let row = RowEncoder(layout: table.layout)
         for (offset, model) in models.enumerated() {
             do {
                 try row.encode(model)
                 rows.append((row.values, row.present))
                 try table.checkMatchValues(rows[offset], shared: shared, varying: varying, against: rows.first!, at: offset)
+                matches.append(RecordKey(rows[offset].values, at: varying))
             } catch let error as ModelStoreError {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }
@@ -82,15 +85,14 @@ extension Session {
         guard let first = rows.first else { return BatchSaveOutcome(inserted: 0, updated: 0) }
 
         var existing = try existingKeys(
-            table, sharedValues: shared.map { first.values[$0] }, shared: shared, varying: varying,
-            lookups: rows.map { row in varying.map { row.values[$0] } })
+            table, sharedValues: shared.map { first.values[$0] }, shared: shared, varying: varying, lookups: matches)
 
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
-        for (offset, element) in rows.enumerated() {
-            let match = varying.map { element.values[$0] }
+        for offset in rows.indices {
+            let element = rows[offset]
             do {
                 row.load(values: element.values, present: element.present)
-                if let key = existing[match] {
+                if let key = existing[matches[offset]] {
                     var columns = element.present
                     for position in table.keyPositions { columns.remove(position) }
                     if !columns.isEmpty, try update(row, columns: columns, key: key, table, owner, onlyIfChanged: true) {
@@ -100,7 +102,7 @@ extension Session {
                     }
                 } else {
                     try insert(row, table, owner)
-                    existing[match] = try table.key(of: row)
+                    existing[matches[offset]] = try table.key(of: row)
                     result.inserted += 1
                 }
             } catch let error as ModelStoreError {
@@ -110,35 +112,67 @@ extension Session {
         return result
     }
 
-    /// Keys of stored records by their varying values, found in chunks that stay within
-    /// SQLite's parameter limit.
+    /// Keys of stored records by their varying values.
+    ///
+    /// A batch whose values fit one statement's parameters asks for them in one `IN` list.
+    /// A larger batch asks in chunks only when an index leads with the varying properties
+    /// (each chunk is then a few index lookups per value); otherwise every chunk would scan
+    /// the whole table (or shared group) again, so the cost would grow with the batch times
+    /// the table. It reads the group once instead and matches in memory: one pass, whatever
+    /// the batch size.
     private func existingKeys(
-        _ table: TableDescription, sharedValues: [SQLValue], shared: [Int], varying: [Int], lookups: [[SQLValue]]
-    ) throws -> [[SQLValue]: [SQLValue]] {
-        let distinct = Array(Set(lookups))
+        _ table: TableDescription, sharedValues: [SQLValue], shared: [Int], varying: [Int], lookups: [RecordKey]
+    ) throws -> [RecordKey: [SQLValue]] {
+        let wanted = Set(lookups)
+        let distinct = wanted.map(\.values)
         let keyList = table.keyNames.map(quoted).joined(separator: ", ")
         let varyingColumns = varying.map { quoted(table.columns[$0].name) }
         let varyingList = varyingColumns.joined(separator: ", ")
-        let sharedCondition = shared.map { quoted(table.columns[$0].name) + " = ? AND " }.joined()
-        var found: [[SQLValue]: [SQLValue]] = [:]
-        let parts = QueryCompiler.keyMembership(
-            varyingColumns, distinct, parameterBudget: QueryCompiler.listParameterBudget - shared.count)
-        for part in parts {
-            let sql = "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable) WHERE " + sharedCondition + part.sql
+        let sharedConditions = shared.map { quoted(table.columns[$0].name) + " = ?" }
+        var found: [RecordKey: [SQLValue]] = [:]
+        found.reserveCapacity(wanted.count)
+        func collect(_ sql: String, _ values: [SQLValue], onlyWanted: Bool) throws {
             let statement = try connection.cachedStatement(sql)
-            try statement.forEachRow(sharedValues + part.values) {
+            try statement.forEachRow(values) {
                 let key = statement.values(count: table.keyPositions.count)
-                let match = statement.values(from: Int32(key.count), count: varying.count)
+                // A NULL matches nothing, as in SQL.
+                guard let match = RecordKey(statement, at: Int32(key.count), count: varying.count) else { return }
+                if onlyWanted, !wanted.contains(match) { return }
                 if let other = found[match], other != key {
                     throw ModelStoreError(
                         .ambiguousMatch,
-                        "Two stored \(table.modelName) records (\(table.describeKey(other)) and \(table.describeKey(key))) match the same values \(match.map(\.description).joined(separator: ", ")); a batch cannot tell which to update.",
+                        "Two stored \(table.modelName) records (\(table.describeKey(other)) and \(table.describeKey(key))) match the same values \(match.values.map(\.description).joined(separator: ", ")); a batch cannot tell which to update.",
                         model: table.modelName, suggestion: "Add properties to MatchKeys.varying until they identify one record.")
                 }
                 found[match] = key
             }
         }
+        let select = "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable)"
+        let parts = QueryCompiler.keyMembership(
+            varyingColumns, distinct, parameterBudget: QueryCompiler.listParameterBudget - shared.count)
+        if parts.count > 1, !table.hasIndex(leadingWith: varying, after: shared) {
+            let condition = sharedConditions.isEmpty ? "" : " WHERE " + sharedConditions.joined(separator: " AND ")
+            try collect(select + condition, sharedValues, onlyWanted: true)
+            return found
+        }
+        for part in parts {
+            let condition = (sharedConditions + [part.sql]).joined(separator: " AND ")
+            try collect(select + " WHERE " + condition, sharedValues + part.values, onlyWanted: false)
+        }
         return found
+    }
+}
+
+extension TableDescription {
+    /// Whether a declared index (or the primary key) can find records by the varying
+    /// positions: its columns, after any of the shared ones, begin with a varying one.
+    fileprivate func hasIndex(leadingWith varying: [Int], after shared: [Int]) -> Bool {
+        let sharedNames = Set(shared.map { columns[$0].name })
+        let varyingNames = Set(varying.map { columns[$0].name })
+        let candidates = indexes.map(\.columns) + [keyNames]
+        return candidates.contains { columns in
+            columns.first { !sharedNames.contains($0) }.map(varyingNames.contains) ?? false
+        }
     }
 }
 

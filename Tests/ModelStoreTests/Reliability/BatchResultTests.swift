@@ -11,6 +11,17 @@ private struct Member: StoredModel, Equatable {
     static let primaryKey = ["localId"]
 }
 
+/// `Member` with an index that finds records by the varying match properties.
+private struct IndexedMember: StoredModel, Equatable {
+    var localId: String
+    var accountId: Int
+    var friendId: Int
+    var nickname: String?
+    var score: Double?
+    static let primaryKey = ["localId"]
+    static let indexes: [TableIndex<IndexedMember>] = [.on(\.accountId, \.friendId, \.nickname)]
+}
+
 /// What a batch save reports is what it did: inserted, updated and unchanged add up to the
 /// elements, and a re-import of identical data writes nothing at all.
 @Suite("Reliability: batch results are true")
@@ -108,10 +119,11 @@ struct GraphBatchResultTests {
 }
 
 /// Key lists longer than one chunk: composite match keys in several `(a, b) IN (VALUES …)`
-/// chunks find exactly the stored records, with texts that a JSON list would cut.
+/// chunks, or in one pass over the table, find exactly the stored records, with texts that a
+/// JSON list would cut.
 @Suite("Reliability: long composite key lists")
 struct LongKeyListTests {
-    @Test func matchKeysOverTwoVaryingPropertiesFindEveryStoredRecordAcrossChunks() throws {
+    @Test func matchKeysOverTwoVaryingPropertiesFindEveryStoredRecordBeyondOneChunk() throws {
         let test = try TestStore(.file)
         func member(_ index: Int, local: String) -> Member {
             Member(localId: local, accountId: 7, friendId: index / 3, nickname: "n\u{0}\(index % 3)", score: Double(index))
@@ -126,5 +138,50 @@ struct LongKeyListTests {
         // Matched records kept their keys.
         #expect(try Member.find(key: "stored 0", in: test.store) != nil)
         #expect(try Member.find(key: "new 0", in: test.store) == nil)
+    }
+
+    /// 20,000 elements with two varying properties need 40,000 values: many chunks of a key
+    /// list (900 parameters each).
+    private static let large = 20_000
+
+    @Test func aMatchKeysBatchLargerThanOneChunkWithoutAnIndexReadsTheTableOnce() throws {
+        let test = try TestStore(.file)
+        func member(_ index: Int, local: String) -> Member {
+            Member(localId: local, accountId: 7, friendId: index / 3, nickname: "n\u{0}\(index % 3)", score: Double(index))
+        }
+        let keys = MatchKeys<Member>(shared: [\.accountId], varying: [\.friendId, \.nickname])
+        _ = try Member.save(
+            (0..<Self.large).filter { $0 % 2 == 0 }.map { member($0, local: "stored \($0)") } + [
+                Member(localId: "other account", accountId: 8, friendId: 0, nickname: "n\u{0}0")
+            ], in: test.store)
+        test.resetSQL()
+        var all = (0..<Self.large).map { member($0, local: "new \($0)") }
+        all[0].score = -1  // one stored record changes
+        let result = try Member.save(all, matching: keys, in: test.store)
+        #expect(result == BatchSaveOutcome(inserted: Self.large / 2, updated: 1, unchanged: Self.large / 2 - 1))
+        let lookups = test.dataSQL.filter { $0.hasPrefix("SELECT") }
+        #expect(lookups == [#"SELECT "localId", "friendId", "nickname" FROM "Member" WHERE "accountId" = ?"#])
+        #expect(try Member.count(in: test.store) == Self.large + 1)
+        #expect(try Member.find(key: "stored 0", in: test.store)?.score == -1)
+        #expect(try Member.find(key: "other account", in: test.store)?.score == nil)
+        #expect(try Member.find(key: "new 0", in: test.store) == nil)
+        #expect(try Member.find(key: "new 1", in: test.store) != nil)
+    }
+
+    @Test func aMatchKeysBatchLargerThanOneChunkWithAnIndexAsksInChunks() throws {
+        let test = try TestStore(.file)
+        func member(_ index: Int, local: String) -> IndexedMember {
+            IndexedMember(localId: local, accountId: 7, friendId: index / 3, nickname: "n\u{0}\(index % 3)", score: Double(index))
+        }
+        let keys = MatchKeys<IndexedMember>(shared: [\.accountId], varying: [\.friendId, \.nickname])
+        _ = try IndexedMember.save((0..<Self.large).filter { $0 % 2 == 0 }.map { member($0, local: "stored \($0)") }, in: test.store)
+        test.resetSQL()
+        let result = try IndexedMember.save((0..<Self.large).map { member($0, local: "new \($0)") }, matching: keys, in: test.store)
+        #expect(result == BatchSaveOutcome(inserted: Self.large / 2, updated: 0, unchanged: Self.large / 2))
+        let lookups = test.dataSQL.filter { $0.hasPrefix("SELECT") }
+        #expect(lookups.count == (Self.large * 2 + 899) / 900)
+        #expect(lookups.allSatisfy { $0.contains(#"("friendId", "nickname") IN (VALUES"#) })
+        #expect(try IndexedMember.count(in: test.store) == Self.large)
+        #expect(try IndexedMember.find(key: "stored 2", in: test.store) != nil)
     }
 }
