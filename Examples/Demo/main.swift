@@ -141,16 +141,17 @@ do {
     rockets.coach = Coach(id: 1, name: "Dee")
     rockets.players = [Player(id: 1, name: "Ann"), Player(id: 2, name: "Bo"), Player(id: 3, name: "Cy")]
     try rockets.save()
-    let team = try Team.find(key: 1)!
+    show("a plain read loads no relationship", try Team.find(key: 1)!.players == nil)
+    let team = try Team.find(key: 1, loading: .direct)!
     show("team", "\(team.name!) coached by \(team.coach!.name!), players \(team.players!.map { $0.name! })")
     show("a player's team (not walked back further)", team.players![0].team!.name!)
 
     var worker = Worker(id: 1, name: "Wu", ticket: Ticket(id: 9, seat: "A1"))
     worker.snacks = [Food(id: 1, name: "Pocky"), Food(id: 2, name: "Kitkat")]
     try worker.save()
-    show("worker's snacks", try Worker.find(key: 1)!.snacks!.map { $0.name! })
-    show("who eats Kitkat", try Food.find(key: 2)!.workers!.map { $0.name! })
-    show("worker's ticket", try Worker.find(key: 1)!.ticket!.seat!)
+    show("worker's snacks", try Worker.find(key: 1, loading: .direct)!.snacks!.map { $0.name! })
+    show("who eats Kitkat", try Food.find(key: 2, loading: .only("workers"))!.workers!.map { $0.name! })
+    show("worker's ticket", try Worker.find(key: 1, loading: .only("ticket"))!.ticket!.seat!)
     show("deleting the team cascades to its players", try Team.delete(key: 1))
     show("players left", try Player.count())
 

@@ -34,6 +34,32 @@ private struct Musician: StoredModel, Equatable {
     static let relationships: [Relationship<Musician>] = [.toOne(\.band, inverse: \Band.members)]
 }
 
+private struct Gig: StoredModel, Equatable {
+    var id: Int64
+    var venue: Venue?
+    var acts: [Act]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Gig>] = [
+        .toOne(\.venue, inverse: \Venue.gigs).loading(.eager),
+        .toMany(\.acts, inverse: \Act.gig),
+    ]
+}
+
+private struct Venue: StoredModel, Equatable {
+    var id: Int64
+    var name: String?
+    var gigs: [Gig]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Venue>] = [.toMany(\.gigs, inverse: \Gig.venue)]
+}
+
+private struct Act: StoredModel, Equatable {
+    var id: Int64
+    @Related var gig: Gig?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Act>] = [.toOne(\.gig, inverse: \Gig.acts)]
+}
+
 /// One decision, above the Engine and the graph code, between the plain path and the graph
 /// path: no work the call did not ask for, and none done twice.
 @Suite("One decision between the plain path and the graph path", .serialized)
@@ -78,13 +104,58 @@ struct PathTests {
         let test = try TestStore()
         try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m"), Musician(id: 2, name: "n")]).save(
             in: test.store)
-        #expect(try Band.find(key: 1, in: test.store)?.members?.map(\.id).sorted() == [1, 2])
-        #expect(try Band.findAll(in: test.store).first?.members?.count == 2)
-        #expect(try Band.filter(Column("id") == 1).findAll(in: test.store).first?.members?.count == 2)
+        #expect(try Band.find(key: 1, loading: .direct, in: test.store)?.members?.map(\.id).sorted() == [1, 2])
+        #expect(try Band.findAll(loading: .direct, in: test.store).first?.members?.count == 2)
+        #expect(try Band.filter(Column("id") == 1).loading(.direct).findAll(in: test.store).first?.members?.count == 2)
+        #expect(try Band.findAll(where: Column("id") == 1, loading: .direct, in: test.store).first?.members?.count == 2)
+        #expect(try Band.findFirst(where: Column("id") == 1, loading: .direct, in: test.store)?.members?.count == 2)
+        #expect(try Band.findAll(by: \.id, equals: 1, loading: .only("members"), in: test.store).first?.members?.count == 2)
+        #expect(try Band.findFirst(by: \.id, equals: 1, loading: .direct, in: test.store)?.members?.count == 2)
         #expect(try Band.find(key: 1, loading: .none, in: test.store)?.members == nil)
         let held = Band(id: 1, name: CountedName("a"))
         #expect(try held.loadingRelationships(in: test.store).members?.count == 2)
         #expect(try held.loadingRelationships(.none, in: test.store).members == nil)
+    }
+
+    @Test func aPlainFinderLoadsNoRelationshipNobodyAskedForAndRunsOnlyItsOwnSelect() throws {
+        let test = try TestStore()
+        try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m")]).save(in: test.store)
+        let reads: [() throws -> Band?] = [
+            { try Band.find(key: 1, in: test.store) },
+            { try Band.findAll(in: test.store).first },
+            { try Band.findAll(where: Column("id") == 1, in: test.store).first },
+            { try Band.findFirst(where: Column("id") == 1, in: test.store) },
+            { try Band.findAll(by: \.id, equals: 1, in: test.store).first },
+            { try Band.filter(Column("id") > 0).findFirst(in: test.store) },
+        ]
+        for read in reads {
+            test.resetSQL()
+            let band = try #require(try read())
+            #expect(band.members == nil)
+            #expect(test.dataSQL.allSatisfy { !$0.contains(#""Musician""#) && !$0.hasPrefix("BEGIN") }, "\(test.dataSQL)")
+        }
+        // Asking for the members of a band held in memory still loads them.
+        #expect(try Band(id: 1).loadingRelationships(in: test.store).members?.map(\.id) == [1])
+    }
+
+    @Test func aRelationshipDeclaredEagerLoadsWithEveryReadThatDoesNotSay() throws {
+        let test = try TestStore()
+        let venue = Venue(id: 1, name: "hall")
+        try Gig(id: 1, venue: venue, acts: [Act(id: 1), Act(id: 2)]).save(in: test.store)
+        let plain = try #require(try Gig.find(key: 1, in: test.store))
+        #expect(plain.venue == venue)  // declared eager
+        #expect(plain.acts == nil)  // on request
+        #expect(try Gig.findAll(in: test.store).first?.venue == venue)
+        #expect(try Gig.filter(Column("id") == 1).findAll(in: test.store).first?.venue == venue)
+        let none = try #require(try Gig.find(key: 1, loading: .none, in: test.store))
+        #expect(none.venue == nil && none.acts == nil)
+        let direct = try #require(try Gig.find(key: 1, loading: .direct, in: test.store))
+        #expect(direct.venue == venue && direct.acts?.count == 2)
+        // One level: the venue reached from a gig is not filled further, and a venue read on
+        // its own loads its gigs only when asked.
+        #expect(plain.venue?.gigs == nil)
+        #expect(try Venue.find(key: 1, in: test.store)?.gigs == nil)
+        #expect(try Venue.find(key: 1, loading: .direct, in: test.store)?.gigs?.map(\.id) == [1])
     }
 
     @Test func deletesOfModelsWithRelationshipsApplyTheirRulesInEveryShape() throws {

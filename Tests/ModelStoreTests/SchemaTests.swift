@@ -53,7 +53,7 @@ private struct Account: StoredModel, Equatable {
     }
     static let primaryKey = ["id"]
     static let indexes: [TableIndex<Account>] = [.on(\.createdAt)]
-    static let relationships: [Relationship<Account>] = [.toOne(\.owner)]
+    static let relationships: [Relationship<Account>] = [.toOne(\.owner).loading(.eager)]
 }
 
 @Suite("Schema from the model")

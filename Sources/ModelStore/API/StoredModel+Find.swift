@@ -2,7 +2,7 @@ extension StoredModel {
     static var modelName: String { String(describing: Self.self) }
 
     /// The model whose single-property primary key is `key`, or nil, with the relationships
-    /// `loading` names (by default its own, one level deep; see `LoadOptions`).
+    /// `loading` names (by default those declared `.loading(.eager)`, one level deep; see `LoadOptions`).
     ///
     /// ```swift
     /// let snack = try Snack.find(key: 123)   // SELECT … FROM "Snack" WHERE "snackId" = ?
@@ -10,7 +10,7 @@ extension StoredModel {
     /// - Throws: `ModelStoreError` — `.invalidKey` when the model's key has several
     ///   properties or `key` can never match its column, `.decodingFailed` when the stored
     ///   record does not decode.
-    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil) throws -> Self? {
+    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .declared, in store: ModelStore? = nil) throws -> Self? {
         try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }
     }
 
@@ -21,7 +21,7 @@ extension StoredModel {
     /// ```
     /// - Throws: `ModelStoreError` with code `.invalidKey` when a component is missing,
     ///   extra, or of a type its column can never match.
-    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil) throws
+    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .declared, in store: ModelStore? = nil) throws
         -> Self?
     {
         try ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }
@@ -29,7 +29,7 @@ extension StoredModel {
 
     /// Finds by key later; `completion` gets the model or nil on the completion queue.
     public static func find(
-        key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil,
+        key: some SQLValueConvertible, loading: LoadOptions = .declared, in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
         ModelStore.resolve(store).read(
@@ -38,7 +38,7 @@ extension StoredModel {
 
     /// Finds by composite key later; `completion` gets the model or nil.
     public static func find(
-        key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil,
+        key: [String: any SQLValueConvertible], loading: LoadOptions = .declared, in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
         ModelStore.resolve(store).read(
@@ -50,7 +50,7 @@ extension StoredModel {
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws
+    public static func find(key: some SQLValueConvertible, loading: LoadOptions = .declared, in store: ModelStore? = nil) async throws
         -> Self?
     {
         try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .single(key, model: modelName), loading: loading) }
@@ -61,7 +61,7 @@ extension StoredModel {
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .direct, in store: ModelStore? = nil)
+    public static func find(key: [String: any SQLValueConvertible], loading: LoadOptions = .declared, in store: ModelStore? = nil)
         async throws -> Self?
     {
         try await ModelStore.resolve(store).read { try $0.find(Self.self, key: try .components(key, model: modelName), loading: loading) }
@@ -72,13 +72,13 @@ extension StoredModel {
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func findAll(loading: LoadOptions = .direct, in store: ModelStore? = nil) throws -> [Self] {
+    public static func findAll(loading: LoadOptions = .declared, in store: ModelStore? = nil) throws -> [Self] {
         try ModelStore.resolve(store).read { try $0.findAll(Self.self, loading: loading) }
     }
 
     /// Every stored model, delivered later on the completion queue.
     public static func findAll(
-        loading: LoadOptions = .direct, in store: ModelStore? = nil,
+        loading: LoadOptions = .declared, in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
     ) {
         ModelStore.resolve(store).read({ try $0.findAll(Self.self, loading: loading) }, completion: completion)
@@ -89,7 +89,7 @@ extension StoredModel {
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func findAll(loading: LoadOptions = .direct, in store: ModelStore? = nil) async throws -> [Self] {
+    public static func findAll(loading: LoadOptions = .declared, in store: ModelStore? = nil) async throws -> [Self] {
         try await ModelStore.resolve(store).read { try $0.findAll(Self.self, loading: loading) }
     }
 

@@ -1,7 +1,8 @@
 /// Shortcuts for the common queries; each builds a `Query` and runs it. For paging,
 /// aggregates and projections, start from `filter(_:)`, `order(_:)` or `all()`.
 extension StoredModel {
-    /// Every model matching `predicate`, sorted by `orderBy` (by primary key when empty).
+    /// Every model matching `predicate`, sorted by `orderBy` (by primary key when empty), with
+    /// the relationships `loading` names (by default those declared `.eager`).
     ///
     /// ```swift
     /// let sweets = try Snack.findAll(where: \.taste == "sweet" && \.price < 2, orderBy: [.ascending(\.price)])
@@ -10,29 +11,36 @@ extension StoredModel {
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws
+    public static func findAll(
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
+    ) throws
         -> [Self]
     {
-        try filter(predicate).order(orderBy).findAll(in: store)
+        try filter(predicate).order(orderBy).loading(loading).findAll(in: store)
     }
 
-    /// `findAll(where:orderBy:in:)`, delivered later on the completion queue.
+    /// `findAll(where:orderBy:loading:in:)`, delivered later on the completion queue.
     public static func findAll(
-        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
     ) {
-        filter(predicate).order(orderBy).findAll(in: store, completion: completion)
+        filter(predicate).order(orderBy).loading(loading).findAll(in: store, completion: completion)
     }
 
-    /// `findAll(where:orderBy:in:)` without blocking the calling task.
+    /// `findAll(where:orderBy:loading:in:)` without blocking the calling task.
     /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func findAll(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws
+    public static func findAll(
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
+    ) async throws
         -> [Self]
     {
-        try await filter(predicate).order(orderBy).findAll(in: store)
+        try await filter(predicate).order(orderBy).loading(loading).findAll(in: store)
     }
 
     /// The first model matching `predicate` in `orderBy` order, or nil.
@@ -40,29 +48,36 @@ extension StoredModel {
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) throws
+    public static func findFirst(
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
+    ) throws
         -> Self?
     {
-        try filter(predicate).order(orderBy).findFirst(in: store)
+        try filter(predicate).order(orderBy).loading(loading).findFirst(in: store)
     }
 
-    /// `findFirst(where:orderBy:in:)`, delivered later on the completion queue.
+    /// `findFirst(where:orderBy:loading:in:)`, delivered later on the completion queue.
     public static func findFirst(
-        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
-        filter(predicate).order(orderBy).findFirst(in: store, completion: completion)
+        filter(predicate).order(orderBy).loading(loading).findFirst(in: store, completion: completion)
     }
 
-    /// `findFirst(where:orderBy:in:)` without blocking the calling task.
+    /// `findFirst(where:orderBy:loading:in:)` without blocking the calling task.
     /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
-    public static func findFirst(where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil) async throws
+    public static func findFirst(
+        where predicate: Condition<Self>, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
+    ) async throws
         -> Self?
     {
-        try await filter(predicate).order(orderBy).findFirst(in: store)
+        try await filter(predicate).order(orderBy).loading(loading).findFirst(in: store)
     }
 
     /// Every model whose `property` equals `value` (the original's `findByAttribute`).
@@ -75,28 +90,31 @@ extension StoredModel {
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll<Value: SQLValueConvertible>(
-        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
     ) throws -> [Self] {
-        try filter(property == value).order(orderBy).findAll(in: store)
+        try filter(property == value).order(orderBy).loading(loading).findAll(in: store)
     }
 
-    /// `findAll(by:equals:orderBy:in:)`, delivered later on the completion queue.
+    /// `findAll(by:equals:orderBy:loading:in:)`, delivered later on the completion queue.
     public static func findAll<Value: SQLValueConvertible>(
-        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<[Self], ModelStoreError>) -> Void
     ) {
-        filter(property == value).order(orderBy).findAll(in: store, completion: completion)
+        filter(property == value).order(orderBy).loading(loading).findAll(in: store, completion: completion)
     }
 
-    /// `findAll(by:equals:orderBy:in:)` without blocking the calling task.
+    /// `findAll(by:equals:orderBy:loading:in:)` without blocking the calling task.
     /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findAll<Value: SQLValueConvertible>(
-        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
     ) async throws -> [Self] {
-        try await filter(property == value).order(orderBy).findAll(in: store)
+        try await filter(property == value).order(orderBy).loading(loading).findAll(in: store)
     }
 
     /// The first model whose `property` equals `value`, or nil.
@@ -105,28 +123,31 @@ extension StoredModel {
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findFirst<Value: SQLValueConvertible>(
-        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
     ) throws -> Self? {
-        try filter(property == value).order(orderBy).findFirst(in: store)
+        try filter(property == value).order(orderBy).loading(loading).findFirst(in: store)
     }
 
-    /// `findFirst(by:equals:orderBy:in:)`, delivered later on the completion queue.
+    /// `findFirst(by:equals:orderBy:loading:in:)`, delivered later on the completion queue.
     public static func findFirst<Value: SQLValueConvertible>(
-        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil,
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil,
         completion: @escaping @Sendable (Result<Self?, ModelStoreError>) -> Void
     ) {
-        filter(property == value).order(orderBy).findFirst(in: store, completion: completion)
+        filter(property == value).order(orderBy).loading(loading).findFirst(in: store, completion: completion)
     }
 
-    /// `findFirst(by:equals:orderBy:in:)` without blocking the calling task.
+    /// `findFirst(by:equals:orderBy:loading:in:)` without blocking the calling task.
     /// - Throws: `ModelStoreError` — `.invalidQuery` for a condition or property the model cannot use,
     ///   `.decodingFailed` for a stored value that does not read back exactly, `.schemaMismatch` when the
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public static func findFirst<Value: SQLValueConvertible>(
-        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], in store: ModelStore? = nil
+        by property: KeyPath<Self, Value>, equals value: Value, orderBy: [Ordering<Self>] = [], loading: LoadOptions = .declared,
+        in store: ModelStore? = nil
     ) async throws -> Self? {
-        try await filter(property == value).order(orderBy).findFirst(in: store)
+        try await filter(property == value).order(orderBy).loading(loading).findFirst(in: store)
     }
 
     /// How many records match `predicate`.

@@ -27,7 +27,7 @@ extension Session {
     }
 
     /// The model with `key`, or nil, with the relationships `loading` names.
-    func find<M: StoredModel>(_ type: M.Type, key: KeyInput, loading: LoadOptions = .direct) throws -> M? {
+    func find<M: StoredModel>(_ type: M.Type, key: KeyInput, loading: LoadOptions = .declared) throws -> M? {
         let table = try table(type)
         let values = try table.keyValues(key)
         switch path(table, loading: loading) {
@@ -41,7 +41,7 @@ extension Session {
     }
 
     /// Every model, in primary-key order, with the relationships `loading` names.
-    func findAll<M: StoredModel>(_ type: M.Type, loading: LoadOptions = .direct) throws -> [M] {
+    func findAll<M: StoredModel>(_ type: M.Type, loading: LoadOptions = .declared) throws -> [M] {
         let table = try table(type)
         switch path(table, loading: loading) {
         case .plain:
@@ -136,10 +136,11 @@ extension Session {
 
     /// The one place that decides. A write (and a delete, whose rules follow relationships)
     /// takes the graph path when the model declares relationships; a read takes it only when
-    /// its load options also load some of them.
+    /// its load options load some of them from this model's records — by default, only the
+    /// relationships declared `.eager`.
     private func path(_ table: TableDescription, loading: LoadOptions? = nil) -> Path {
         guard !table.relationships.isEmpty else { return .plain }
-        if let loading, loading.plan.isEmpty { return .plain }
+        if let loading, loading.plan.loadsNothing(from: table) { return .plain }
         return .graph
     }
 }

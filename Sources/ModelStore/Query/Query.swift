@@ -18,11 +18,11 @@ public struct Query<Model: StoredModel>: Sendable {
     var limit: Int?
     var offset: Int?
     var failure: ModelStoreError?
-    var loadOptions: LoadOptions = .direct
+    var loadOptions: LoadOptions = .declared
 
     init() {}
 
-    /// Which relationships `findAll` and `findFirst` fill (default `.direct`).
+    /// Which relationships `findAll` and `findFirst` fill (default `.declared`: those declared `.eager`).
     public func loading(_ options: LoadOptions) -> Query {
         var query = self
         query.loadOptions = options

@@ -111,7 +111,7 @@ final class GraphLoader {
                 }
                 continue
             }
-            guard let childPlan = plan.child(relationship.property) else { continue }
+            guard let childPlan = plan.child(relationship) else { continue }
             // The later relationships wait until this one's records are filled, as in a
             // recursive walk: the path that reaches a record first is where it is filled.
             if index + 1 < relationships.count {

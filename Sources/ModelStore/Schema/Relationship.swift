@@ -16,6 +16,16 @@ public enum DeleteRule: Sendable {
     case noAction
 }
 
+/// When a relationship's related models load, if a read does not say (see `LoadOptions`).
+public enum RelationshipLoading: Sendable {
+    /// Only when a read asks for it (`loading: .direct`, `.only("players")`, …). The
+    /// default: a plain finder pays for no related record it was not asked for.
+    case onRequest
+    /// With its record, on every read that does not say otherwise (`LoadOptions.declared`,
+    /// the finders' default): for a relationship nearly every use of the model needs.
+    case eager
+}
+
 /// One relationship of a model, declared with key paths so the compiler checks names and
 /// types:
 ///
@@ -33,6 +43,10 @@ public enum DeleteRule: Sendable {
 /// }
 /// ```
 ///
+/// Related models load when a read asks for them (`Team.find(key: 1, loading: .direct)`);
+/// a relationship declared `.loading(.eager)` loads with its record on every read that does
+/// not say otherwise.
+///
 /// A to-one property is Optional (`Target?`, or `@Related var x: Target?` when the two
 /// models refer to each other); a to-many property is `[Target]?` or `[Target]`. The inverse
 /// is optional: without one, a relationship is one-way. Both sides of a pair must declare
@@ -45,11 +59,24 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
     let inverse: String?
     let inverseKind: RelationshipKind?
     let deleteRule: DeleteRule
+    /// When its related models load if a read does not say.
+    var loading = RelationshipLoading.onRequest
     /// The related models the property holds; nil when it is nil (links stay as stored).
     let read: (Model) -> [any StoredModel]?
     /// Stores loaded models into the property, given as `[Target]` (one cast per record,
     /// not per related model); a to-one takes the first.
     let assign: (inout Model, Any) -> Void
+
+    /// This relationship, loading as `loading` says when a read does not say.
+    ///
+    /// ```swift
+    /// .toOne(\.team, inverse: \Team.players).loading(.eager)   // every read of a player fills its team
+    /// ```
+    public func loading(_ loading: RelationshipLoading) -> Relationship {
+        var relationship = self
+        relationship.loading = loading
+        return relationship
+    }
 
     // MARK: To-one
 

@@ -18,6 +18,8 @@ struct RelationshipDescription: Sendable {
     let targetName: String
     let inverse: String?
     let deleteRule: DeleteRule
+    /// Whether a read that does not say loads it (`RelationshipLoading.eager`).
+    let loadsWithRecord: Bool
     let storage: Storage
 }
 
@@ -152,7 +154,8 @@ extension TableDescription {
             descriptions.append(
                 RelationshipDescription(
                     property: name, kind: declaration.kind, target: declaration.target,
-                    targetName: target.modelName, inverse: declaration.inverse, deleteRule: declaration.deleteRule, storage: resolved))
+                    targetName: target.modelName, inverse: declaration.inverse, deleteRule: declaration.deleteRule,
+                    loadsWithRecord: declaration.loading == .eager, storage: resolved))
         }
         return (descriptions, foreignKeys)
     }

@@ -43,7 +43,7 @@ private struct Group: StoredModel, Equatable {
     var members: [Member]?
     static let primaryKey = ["index"]
     static let indexes: [TableIndex<Group>] = [.on(\.where)]
-    static let relationships: [Relationship<Group>] = [.toMany(\.members, inverse: \Member.group)]
+    static let relationships: [Relationship<Group>] = [.toMany(\.members, inverse: \Member.group).loading(.eager)]
 }
 
 /// Column and table names with quotes, spaces, semicolons and comment markers.
@@ -60,7 +60,7 @@ private struct Member: StoredModel, Equatable {
     }
     static let primaryKey = ["select"]
     static let tableName = "member \"items\"; DROP TABLE Snack; --"
-    static let relationships: [Relationship<Member>] = [.toOne(\.group, inverse: \Group.members)]
+    static let relationships: [Relationship<Member>] = [.toOne(\.group, inverse: \Group.members).loading(.eager)]
 }
 
 /// Promise 6: hostile and extreme values round-trip exactly or are refused with a clear error.

@@ -8,7 +8,7 @@ private struct Club: StoredModel {
     var id: Int
     var athletes: [Athlete]?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Club>] = [.toMany(\.athletes, inverse: \Athlete.club)]
+    static let relationships: [Relationship<Club>] = [.toMany(\.athletes, inverse: \Athlete.club).loading(.eager)]
 }
 
 private struct Athlete: StoredModel {
@@ -17,8 +17,8 @@ private struct Athlete: StoredModel {
     @Related var club: Club?
     static let primaryKey = ["id"]
     static let relationships: [Relationship<Athlete>] = [
-        .toOne(\.locker, inverse: \Locker.owner),
-        .toOne(\.club, inverse: \Club.athletes),
+        .toOne(\.locker, inverse: \Locker.owner).loading(.eager),
+        .toOne(\.club, inverse: \Club.athletes).loading(.eager),
     ]
 }
 
@@ -26,7 +26,7 @@ private struct Locker: StoredModel {
     var id: Int
     @Related var owner: Athlete?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Locker>] = [.toOne(\.owner, inverse: \Athlete.locker)]
+    static let relationships: [Relationship<Locker>] = [.toOne(\.owner, inverse: \Athlete.locker).loading(.eager)]
 }
 
 /// Promise: a one-to-one link moves when either side is saved with a new partner — in a

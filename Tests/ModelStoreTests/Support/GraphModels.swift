@@ -1,6 +1,9 @@
 import Foundation
 import ModelStore
 
+// Every relationship here is declared `.loading(.eager)`, so plain reads fill them one level
+// deep, as the graph tests expect. The default, loading on request, is covered by PathTests.
+
 struct Team: StoredModel, Equatable {
     var id: Int64
     var name: String?
@@ -8,8 +11,8 @@ struct Team: StoredModel, Equatable {
     var players: [Player]?
     static let primaryKey = ["id"]
     static let relationships: [Relationship<Team>] = [
-        .toOne(\.coach, inverse: \Coach.team),
-        .toMany(\.players, inverse: \Player.team),
+        .toOne(\.coach, inverse: \Coach.team).loading(.eager),
+        .toMany(\.players, inverse: \Player.team).loading(.eager),
     ]
 }
 
@@ -18,7 +21,7 @@ struct Player: StoredModel, Equatable {
     var name: String?
     @Related var team: Team?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Player>] = [.toOne(\.team, inverse: \Team.players)]
+    static let relationships: [Relationship<Player>] = [.toOne(\.team, inverse: \Team.players).loading(.eager)]
 }
 
 struct Coach: StoredModel, Equatable {
@@ -26,7 +29,7 @@ struct Coach: StoredModel, Equatable {
     var name: String?
     @Related var team: Team?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Coach>] = [.toOne(\.team, inverse: \Team.coach)]
+    static let relationships: [Relationship<Coach>] = [.toOne(\.team, inverse: \Team.coach).loading(.eager)]
 }
 
 struct Ticket: StoredModel, Equatable {
@@ -43,8 +46,8 @@ struct Worker: StoredModel, Equatable {
     var ticket: Ticket?
     static let primaryKey = ["id"]
     static let relationships: [Relationship<Worker>] = [
-        .toMany(\.snacks, inverse: \Food.workers),
-        .toOne(\.ticket),
+        .toMany(\.snacks, inverse: \Food.workers).loading(.eager),
+        .toOne(\.ticket).loading(.eager),
     ]
 }
 
@@ -53,7 +56,7 @@ struct Food: StoredModel, Equatable {
     var name: String?
     var workers: [Worker]?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Food>] = [.toMany(\.workers, inverse: \Worker.snacks)]
+    static let relationships: [Relationship<Food>] = [.toMany(\.workers, inverse: \Worker.snacks).loading(.eager)]
 }
 
 /// A self-referential hierarchy.
@@ -64,8 +67,8 @@ struct Employee: StoredModel, Equatable {
     var reports: [Employee]?
     static let primaryKey = ["id"]
     static let relationships: [Relationship<Employee>] = [
-        .toOne(\.manager, inverse: \Employee.reports),
-        .toMany(\.reports, inverse: \Employee.manager),
+        .toOne(\.manager, inverse: \Employee.reports).loading(.eager),
+        .toMany(\.reports, inverse: \Employee.manager).loading(.eager),
     ]
 }
 
@@ -76,7 +79,7 @@ struct Project: StoredModel, Equatable {
     var title: String?
     var tasks: [Chore]?
     static let primaryKey = ["tenant", "code"]
-    static let relationships: [Relationship<Project>] = [.toMany(\.tasks, inverse: \Chore.project)]
+    static let relationships: [Relationship<Project>] = [.toMany(\.tasks, inverse: \Chore.project).loading(.eager)]
 }
 
 struct Chore: StoredModel, Equatable {
@@ -85,7 +88,7 @@ struct Chore: StoredModel, Equatable {
     var summary: String?
     @Related var project: Project?
     static let primaryKey = ["tenant", "number"]
-    static let relationships: [Relationship<Chore>] = [.toOne(\.project, inverse: \Project.tasks)]
+    static let relationships: [Relationship<Chore>] = [.toOne(\.project, inverse: \Project.tasks).loading(.eager)]
 }
 
 /// A three-model cycle of one-way to-ones: A → B → C → A.
@@ -93,19 +96,19 @@ struct NodeA: StoredModel, Equatable {
     var id: Int
     @Related var b: NodeB?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<NodeA>] = [.toOne(\.b)]
+    static let relationships: [Relationship<NodeA>] = [.toOne(\.b).loading(.eager)]
 }
 
 struct NodeB: StoredModel, Equatable {
     var id: Int
     @Related var c: NodeC?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<NodeB>] = [.toOne(\.c)]
+    static let relationships: [Relationship<NodeB>] = [.toOne(\.c).loading(.eager)]
 }
 
 struct NodeC: StoredModel, Equatable {
     var id: Int
     @Related var a: NodeA?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<NodeC>] = [.toOne(\.a)]
+    static let relationships: [Relationship<NodeC>] = [.toOne(\.a).loading(.eager)]
 }
