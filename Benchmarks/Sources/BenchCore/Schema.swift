@@ -7,6 +7,13 @@ public enum Schema {
         CREATE INDEX "index_item_price" ON "item" ("price");
         """
 
+    /// W12: the item table with an index on the name the batch matches by.
+    public static let itemByName =
+        item + """
+
+            CREATE INDEX "index_item_name" ON "item" ("name");
+            """
+
     public static let teams = """
         CREATE TABLE "team" ("id" INTEGER NOT NULL, "name" TEXT NOT NULL, PRIMARY KEY ("id"));
         CREATE TABLE "player" ("id" INTEGER NOT NULL, "name" TEXT NOT NULL, "team_id" INTEGER, PRIMARY KEY ("id"), \

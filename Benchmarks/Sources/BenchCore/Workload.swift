@@ -1,14 +1,16 @@
 /// The workloads, each run by all three contenders on a fresh database file.
 public enum Workload: String, CaseIterable, Sendable {
-    case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w5 = "W5"
-    case w6 = "W6", w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11"
+    case w1 = "W1", w2 = "W2", w3 = "W3", w3r = "W3r", w4 = "W4", w4b = "W4b", w5 = "W5"
+    case w6 = "W6", w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
 
     public var title: String {
         switch self {
         case .w1: return "insert N new models"
         case .w2: return "batch upsert N, half stored"
         case .w3: return "fetch all N"
-        case .w4: return "10,000 fetches by key"
+        case .w3r: return "fetch all N, model declares a many-to-many"
+        case .w4: return "10,000 fetches by key, each its own read"
+        case .w4b: return "10,000 fetches by key in one read block"
         case .w5: return "1,000 filtered sorted pages"
         case .w6: return "load teams with 20 players"
         case .w7: return "load workers with 10 snacks (m2m)"
@@ -16,22 +18,30 @@ public enum Workload: String, CaseIterable, Sendable {
         case .w9: return "save teams+players as graphs"
         case .w10: return "2 readers by key + 1 batch writer"
         case .w11: return "re-import N unchanged models"
+        case .w12: return "batch upsert N matched by name, half stored"
         }
     }
 
     /// ModelStore ÷ C must stay at or under this (nil: no goal against C).
     public var goal: Double? {
         switch self {
-        case .w1: return 1.5
-        case .w2: return 2.0
+        case .w1: return 1.6
+        case .w2: return 1.6
         case .w3: return 2.0
+        // Its goal is against ModelStore's own W3 (≤ 1.1×: relationships nobody asked for cost
+        // nothing), which the report prints.
+        case .w3r: return nil
         case .w4: return 3.0
-        case .w5: return 1.3
-        case .w6, .w7: return 2.0
+        case .w4b: return 2.5
+        case .w5: return 1.5
+        case .w6: return 3.0
+        case .w7: return 2.0
         case .w8: return 1.1
-        case .w9: return 2.0
+        case .w9: return 2.5
         case .w10: return nil
         case .w11: return 2.0
+        // Its goal is against ModelStore's own W2 (≤ 2.5×), which the report prints.
+        case .w12: return nil
         }
     }
 

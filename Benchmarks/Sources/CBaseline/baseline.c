@@ -36,32 +36,51 @@ const char *cb_error(cb_db *db) {
     return sqlite3_errmsg(db->handle);
 }
 
-/// A row as a layer would materialize it: numbers, and strings copied out of SQLite.
+/// Text of materialized rows, kept in one growing buffer: one allocation for all of a
+/// result's strings instead of one per string. Rows hold offsets, which stay valid when the
+/// buffer grows.
+typedef struct {
+    char *bytes;
+    size_t used, capacity;
+} cb_arena;
+
+static int64_t arena_copy(cb_arena *arena, sqlite3_stmt *statement, int column) {
+    const unsigned char *text = sqlite3_column_text(statement, column);
+    if (!text) return -1;
+    size_t length = (size_t)sqlite3_column_bytes(statement, column) + 1;
+    if (arena->used + length > arena->capacity) {
+        size_t capacity = arena->capacity ? arena->capacity : 4096;
+        while (arena->used + length > capacity) capacity *= 2;
+        arena->bytes = realloc(arena->bytes, capacity);
+        arena->capacity = capacity;
+    }
+    memcpy(arena->bytes + arena->used, text, length);
+    int64_t offset = (int64_t)arena->used;
+    arena->used += length;
+    return offset;
+}
+
+static const char *arena_text(const cb_arena *arena, int64_t offset) {
+    return offset < 0 ? NULL : arena->bytes + offset;
+}
+
+/// A row as a result set materializes it: numbers, and its strings in the result's arena.
 typedef struct {
     int64_t id;
-    char *name;
+    int64_t name;   // offset in the arena, -1 for NULL
     double price;
     int64_t quantity;
     double created_at;
-    char *note;
+    int64_t note;   // offset in the arena, -1 for NULL
 } cb_row;
 
-static char *copy_text(sqlite3_stmt *statement, int column) {
-    const unsigned char *text = sqlite3_column_text(statement, column);
-    if (!text) return NULL;
-    int length = sqlite3_column_bytes(statement, column);
-    char *copy = malloc((size_t)length + 1);
-    memcpy(copy, text, (size_t)length + 1);
-    return copy;
-}
-
-static void read_row(sqlite3_stmt *statement, cb_row *row) {
+static void read_row(sqlite3_stmt *statement, cb_row *row, cb_arena *arena) {
     row->id = sqlite3_column_int64(statement, 0);
-    row->name = copy_text(statement, 1);
+    row->name = arena_copy(arena, statement, 1);
     row->price = sqlite3_column_double(statement, 2);
     row->quantity = sqlite3_column_int64(statement, 3);
     row->created_at = sqlite3_column_double(statement, 4);
-    row->note = copy_text(statement, 5);
+    row->note = arena_copy(arena, statement, 5);
 }
 
 static void add(cb_sum *sum, int64_t key, const char *text, double price) {
@@ -71,9 +90,17 @@ static void add(cb_sum *sum, int64_t key, const char *text, double price) {
     sum->cents += (int64_t)llround(price * 100);
 }
 
-static void free_row(cb_row *row) {
-    free(row->name);
-    free(row->note);
+/// Uses one row where it stands, without copying: what a careful C program does with a
+/// row it consumes before stepping again.
+static void use_row_in_place(sqlite3_stmt *statement, cb_sum *sum) {
+    int64_t id = sqlite3_column_int64(statement, 0);
+    const char *name = (const char *)sqlite3_column_text(statement, 1);
+    double price = sqlite3_column_double(statement, 2);
+    volatile int64_t quantity = sqlite3_column_int64(statement, 3);
+    volatile double created_at = sqlite3_column_double(statement, 4);
+    volatile const unsigned char *note = sqlite3_column_text(statement, 5);
+    (void)quantity; (void)created_at; (void)note;
+    if (sum) add(sum, id, name, price);
 }
 
 static int bind_item(sqlite3_stmt *statement, const cb_item *item) {
@@ -126,6 +153,39 @@ int cb_reimport_items(cb_db *db, const cb_item *items, int count) {
         "OR createdAt IS NOT excluded.createdAt OR note IS NOT excluded.note", items, count);
 }
 
+/* W12: the batch matched by name (indexed), not by key: the lookup a careful C program
+   would write, then an update of the record found or an insert, in one transaction. */
+int cb_upsert_items_by_name(cb_db *db, const cb_item *items, int count) {
+    sqlite3_stmt *find, *update, *insert;
+    if (sqlite3_prepare_v2(db->handle, "SELECT id FROM item WHERE name = ?", -1, &find, NULL) != SQLITE_OK) return 1;
+    if (sqlite3_prepare_v2(db->handle,
+            "UPDATE item SET name = ?2, price = ?3, quantity = ?4, createdAt = ?5, note = ?6 WHERE id = ?1", -1, &update,
+            NULL) != SQLITE_OK) return 1;
+    if (sqlite3_prepare_v2(db->handle,
+            "INSERT INTO item (id, name, price, quantity, createdAt, note) VALUES (?, ?, ?, ?, ?, ?)", -1, &insert,
+            NULL) != SQLITE_OK) return 1;
+    sqlite3_exec(db->handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    int rc = 0;
+    for (int i = 0; i < count && rc == 0; i++) {
+        sqlite3_bind_text(find, 1, items[i].name, -1, SQLITE_STATIC);
+        sqlite3_stmt *write = insert;
+        cb_item item = items[i];
+        if (sqlite3_step(find) == SQLITE_ROW) {
+            item.id = sqlite3_column_int64(find, 0);
+            write = update;
+        }
+        sqlite3_reset(find);
+        bind_item(write, &item);
+        if (sqlite3_step(write) != SQLITE_DONE) rc = 1;
+        sqlite3_reset(write);
+    }
+    sqlite3_finalize(find);
+    sqlite3_finalize(update);
+    sqlite3_finalize(insert);
+    sqlite3_exec(db->handle, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 static const char *item_columns = "id, name, price, quantity, createdAt, note";
 
 int cb_fetch_all(cb_db *db, cb_sum *sum) {
@@ -135,37 +195,33 @@ int cb_fetch_all(cb_db *db, cb_sum *sum) {
     if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 1;
     int capacity = 1024, count = 0;
     cb_row *rows = malloc(sizeof(cb_row) * (size_t)capacity);
+    cb_arena arena = {0};
     while (sqlite3_step(statement) == SQLITE_ROW) {
         if (count == capacity) {
             capacity *= 2;
             rows = realloc(rows, sizeof(cb_row) * (size_t)capacity);
         }
-        read_row(statement, &rows[count++]);
+        read_row(statement, &rows[count++], &arena);
     }
     sqlite3_finalize(statement);
-    for (int i = 0; i < count; i++) {
-        add(sum, rows[i].id, rows[i].name, rows[i].price);
-        free_row(&rows[i]);
-    }
+    for (int i = 0; i < count; i++) add(sum, rows[i].id, arena_text(&arena, rows[i].name), rows[i].price);
+    free(arena.bytes);
     free(rows);
     return 0;
 }
 
-int cb_fetch_by_keys(cb_db *db, const int64_t *keys, int count, cb_sum *sum) {
+int cb_fetch_by_keys(cb_db *db, const int64_t *keys, int count, int in_one_transaction, cb_sum *sum) {
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT %s FROM item WHERE id = ?", item_columns);
     sqlite3_stmt *statement;
     if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 1;
+    if (in_one_transaction) sqlite3_exec(db->handle, "BEGIN", NULL, NULL, NULL);
     for (int i = 0; i < count; i++) {
         sqlite3_bind_int64(statement, 1, keys[i]);
-        if (sqlite3_step(statement) == SQLITE_ROW) {
-            cb_row row;
-            read_row(statement, &row);
-            add(sum, row.id, row.name, row.price);
-            free_row(&row);
-        }
+        if (sqlite3_step(statement) == SQLITE_ROW) use_row_in_place(statement, sum);
         sqlite3_reset(statement);
     }
+    if (in_one_transaction) sqlite3_exec(db->handle, "COMMIT", NULL, NULL, NULL);
     sqlite3_finalize(statement);
     return 0;
 }
@@ -176,18 +232,18 @@ int cb_pages(cb_db *db, const double *thresholds, int count, int limit, int offs
     sqlite3_stmt *statement;
     if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return 1;
     cb_row *rows = malloc(sizeof(cb_row) * (size_t)limit);
+    cb_arena arena = {0};
     for (int i = 0; i < count; i++) {
         sqlite3_bind_double(statement, 1, thresholds[i]);
         sqlite3_bind_int(statement, 2, limit);
         sqlite3_bind_int(statement, 3, offset);
         int n = 0;
-        while (sqlite3_step(statement) == SQLITE_ROW && n < limit) read_row(statement, &rows[n++]);
+        arena.used = 0;  // each page is a result of its own; the buffer is reused
+        while (sqlite3_step(statement) == SQLITE_ROW && n < limit) read_row(statement, &rows[n++], &arena);
         sqlite3_reset(statement);
-        for (int j = 0; j < n; j++) {
-            add(sum, rows[j].id, rows[j].name, rows[j].price);
-            free_row(&rows[j]);
-        }
+        for (int j = 0; j < n; j++) add(sum, rows[j].id, arena_text(&arena, rows[j].name), rows[j].price);
     }
+    free(arena.bytes);
     free(rows);
     sqlite3_finalize(statement);
     return 0;
@@ -196,9 +252,9 @@ int cb_pages(cb_db *db, const double *thresholds, int count, int limit, int offs
 /// A parent with its children, as the two-query loads build them.
 typedef struct {
     int64_t id;
-    char *name;
+    int64_t name;          // offset in the arena
     int64_t *child_ids;
-    char **child_names;
+    int64_t *child_names;  // offsets in the arena
     int children, capacity;
 } cb_parent;
 
@@ -210,6 +266,7 @@ static int load_parents(cb_db *db, const char *parents_sql, const char *children
     if (sqlite3_prepare_v2(db->handle, parents_sql, -1, &statement, NULL) != SQLITE_OK) return 1;
     int capacity = 256, count = 0;
     cb_parent *parents = malloc(sizeof(cb_parent) * (size_t)capacity);
+    cb_arena arena = {0};
     while (sqlite3_step(statement) == SQLITE_ROW) {
         if (count == capacity) {
             capacity *= 2;
@@ -217,7 +274,7 @@ static int load_parents(cb_db *db, const char *parents_sql, const char *children
         }
         cb_parent *parent = &parents[count++];
         parent->id = sqlite3_column_int64(statement, 0);
-        parent->name = copy_text(statement, 1);
+        parent->name = arena_copy(&arena, statement, 1);
         parent->children = 0;
         parent->capacity = 0;
         parent->child_ids = NULL;
@@ -235,24 +292,21 @@ static int load_parents(cb_db *db, const char *parents_sql, const char *children
         if (parent->children == parent->capacity) {
             parent->capacity = parent->capacity ? parent->capacity * 2 : 16;
             parent->child_ids = realloc(parent->child_ids, sizeof(int64_t) * (size_t)parent->capacity);
-            parent->child_names = realloc(parent->child_names, sizeof(char *) * (size_t)parent->capacity);
+            parent->child_names = realloc(parent->child_names, sizeof(int64_t) * (size_t)parent->capacity);
         }
         parent->child_ids[parent->children] = sqlite3_column_int64(statement, 1);
-        parent->child_names[parent->children] = copy_text(statement, 2);
+        parent->child_names[parent->children] = arena_copy(&arena, statement, 2);
         parent->children++;
     }
     sqlite3_finalize(statement);
     sqlite3_exec(db->handle, "COMMIT", NULL, NULL, NULL);
     for (int i = 0; i < count; i++) {
-        add(sum, parents[i].id, parents[i].name, 0);
-        for (int j = 0; j < parents[i].children; j++) {
-            add(sum, parents[i].child_ids[j], parents[i].child_names[j], 0);
-            free(parents[i].child_names[j]);
-        }
-        free(parents[i].name);
+        add(sum, parents[i].id, arena_text(&arena, parents[i].name), 0);
+        for (int j = 0; j < parents[i].children; j++) add(sum, parents[i].child_ids[j], arena_text(&arena, parents[i].child_names[j]), 0);
         free(parents[i].child_ids);
         free(parents[i].child_names);
     }
+    free(arena.bytes);
     free(parents);
     return 0;
 }
@@ -310,11 +364,7 @@ int64_t cb_read_until(cb_db *db, const int64_t *keys, int count, const volatile 
     int64_t fetches = 0;
     while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
         sqlite3_bind_int64(statement, 1, keys[fetches % count]);
-        if (sqlite3_step(statement) == SQLITE_ROW) {
-            cb_row row;
-            read_row(statement, &row);
-            free_row(&row);
-        }
+        if (sqlite3_step(statement) == SQLITE_ROW) use_row_in_place(statement, NULL);
         sqlite3_reset(statement);
         fetches++;
     }

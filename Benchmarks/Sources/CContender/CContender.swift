@@ -32,7 +32,15 @@ public struct CContender: Contender {
             return PreparedRun(
                 timed: { try db.check(cb_reimport_items(db.handle, items.pointer, items.count)) },
                 verify: { withExtendedLifetime(items) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
-        case .w3, .w4, .w5, .w8, .w10:
+        case .w12:
+            try db.exec(Schema.itemByName)
+            let stored = CItems(Array(data.items.prefix(data.rows / 2)))
+            try db.check(cb_insert_items(db.handle, stored.pointer, stored.count))
+            let upserts = CItems(data.upserts)
+            return PreparedRun(
+                timed: { try db.check(cb_upsert_items_by_name(db.handle, upserts.pointer, upserts.count)) },
+                verify: { withExtendedLifetime(upserts) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w10:
             try db.exec(Schema.item)
             let items = CItems(data.items)
             try db.check(cb_insert_items(db.handle, items.pointer, items.count))
@@ -66,16 +74,17 @@ public struct CContender: Contender {
     private func readRun(_ workload: Workload, db: Database, data: Dataset, path: String) throws -> PreparedRun {
         var sum = cb_sum()
         switch workload {
-        case .w3:
+        case .w3, .w3r:
             return PreparedRun(
                 timed: {
                     sum = cb_sum(); try db.check(cb_fetch_all(db.handle, &sum))
                 }, verify: { Checksum(sum) })
-        case .w4:
+        case .w4, .w4b:
             let keys = data.lookupKeys
+            let inOneTransaction: Int32 = workload == .w4b ? 1 : 0
             return PreparedRun(
                 timed: {
-                    sum = cb_sum(); try db.check(cb_fetch_by_keys(db.handle, keys, Int32(keys.count), &sum))
+                    sum = cb_sum(); try db.check(cb_fetch_by_keys(db.handle, keys, Int32(keys.count), inOneTransaction, &sum))
                 },
                 verify: { Checksum(sum) })
         case .w5:

@@ -97,7 +97,29 @@ public struct GRDBContender: Contender {
             return PreparedRun(
                 timed: { try pool.write { db in for item in items { try item.upsert(db) } } },
                 verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
-        case .w3, .w4, .w5, .w8, .w10:
+        case .w12:
+            let pool = try open(path, schema: Schema.itemByName)
+            let stored = Self.items(Array(data.items.prefix(data.rows / 2)))
+            try pool.write { db in for item in stored { try item.insert(db) } }
+            let upserts = Self.items(data.upserts)
+            return PreparedRun(
+                timed: {
+                    // GRDB's upsert needs a unique index to conflict on; matching by another
+                    // column is a lookup, then an update or an insert.
+                    try pool.write { db in
+                        for item in upserts {
+                            if let found = try Item.filter(Column("name") == item.name).fetchOne(db) {
+                                var updated = item
+                                updated.id = found.id
+                                try updated.update(db)
+                            } else {
+                                try item.insert(db)
+                            }
+                        }
+                    }
+                },
+                verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w10:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)
             try pool.write { db in for item in items { try item.insert(db) } }
@@ -149,7 +171,7 @@ public struct GRDBContender: Contender {
     private func readRun(_ workload: Workload, pool: DatabasePool, data: Dataset, path: String) throws -> PreparedRun {
         var checksum = Checksum()
         switch workload {
-        case .w3:
+        case .w3, .w3r:
             var loaded: [Item] = []
             return PreparedRun(
                 timed: { loaded = try pool.read { try Item.fetchAll($0) } },
@@ -166,6 +188,17 @@ public struct GRDBContender: Contender {
                     for key in keys {
                         if let item = try pool.read({ try Item.fetchOne($0, key: key) }) {
                             checksum.add(key: item.id, text: item.name, price: item.price)
+                        }
+                    }
+                }, verify: { checksum })
+        case .w4b:
+            let keys = data.lookupKeys
+            return PreparedRun(
+                timed: {
+                    checksum = Checksum()
+                    try pool.read { db in
+                        for key in keys {
+                            if let item = try Item.fetchOne(db, key: key) { checksum.add(key: item.id, text: item.name, price: item.price) }
                         }
                     }
                 }, verify: { checksum })

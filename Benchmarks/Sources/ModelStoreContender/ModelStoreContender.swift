@@ -20,6 +20,42 @@ public struct ModelStoreContender: Contender {
         static let indexes: [TableIndex<Item>] = [.on(\.price)]
     }
 
+    /// W12: the item table with an index on the name the batch matches by.
+    struct NamedItem: StoredModel {
+        var id: Int64
+        var name: String
+        var price: Double
+        var quantity: Int64
+        var createdAt: Double
+        var note: String?
+        static let primaryKey = ["id"]
+        static let tableName = "item"
+        static let indexes: [TableIndex<NamedItem>] = [.on(\.price), .on(\.name)]
+    }
+
+    /// W3r: the item table, with a many-to-many to tags that W3r's finder does not ask for.
+    struct TaggedItem: StoredModel {
+        var id: Int64
+        var name: String
+        var price: Double
+        var quantity: Int64
+        var createdAt: Double
+        var note: String?
+        var tags: [Tag]?
+        static let primaryKey = ["id"]
+        static let tableName = "item"
+        static let indexes: [TableIndex<TaggedItem>] = [.on(\.price)]
+        static let relationships: [Relationship<TaggedItem>] = [.toMany(\.tags, inverse: \Tag.items)]
+    }
+
+    struct Tag: StoredModel {
+        var id: Int64
+        var label: String
+        var items: [TaggedItem]?
+        static let primaryKey = ["id"]
+        static let relationships: [Relationship<Tag>] = [.toMany(\.items, inverse: \TaggedItem.tags)]
+    }
+
     struct Team: StoredModel {
         var id: Int64
         var name: String
@@ -91,14 +127,42 @@ public struct ModelStoreContender: Contender {
             return PreparedRun(
                 timed: { try Item.save(items, in: store) },
                 verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
-        case .w3, .w4, .w5, .w8, .w10:
+        case .w12:
+            let named = { (data: [ItemData]) in
+                data.map {
+                    NamedItem(id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity, createdAt: $0.createdAt, note: $0.note)
+                }
+            }
+            try NamedItem.save(named(Array(data.items.prefix(data.rows / 2))), in: store)
+            let upserts = named(data.upserts)
+            return PreparedRun(
+                timed: { try NamedItem.save(upserts, matching: MatchKeys(varying: [\.name]), in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w3r:
+            // Every item carries one tag, so loading the relationship would read 100,000 links.
+            let tag = Tag(id: 1, label: "all")
+            try TaggedItem.save(
+                data.items.map {
+                    TaggedItem(
+                        id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity, createdAt: $0.createdAt, note: $0.note,
+                        tags: [tag])
+                }, in: store)
+            var loaded: [TaggedItem] = []
+            return PreparedRun(
+                timed: { loaded = try TaggedItem.findAll(in: store) },
+                verify: {
+                    var checksum = Checksum()
+                    for item in loaded { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    return checksum
+                })
+        case .w3, .w4, .w4b, .w5, .w8, .w10:
             try Item.save(Self.items(data.items), in: store)
             return try readRun(workload, store: store, data: data, path: path)
         case .w6:
             try Team.save(Self.teams(data), in: store)
             var loaded: [Team] = []
             return PreparedRun(
-                timed: { loaded = try Team.findAll(in: store) },
+                timed: { loaded = try Team.findAll(loading: .direct, in: store) },
                 verify: {
                     var checksum = Checksum()
                     for team in loaded {
@@ -116,7 +180,7 @@ public struct ModelStoreContender: Contender {
                 }, in: store)
             var loaded: [Worker] = []
             return PreparedRun(
-                timed: { loaded = try Worker.findAll(in: store) },
+                timed: { loaded = try Worker.findAll(loading: .direct, in: store) },
                 verify: {
                     var checksum = Checksum()
                     for worker in loaded {
@@ -153,6 +217,19 @@ public struct ModelStoreContender: Contender {
                     checksum = Checksum()
                     for key in keys {
                         if let item = try Item.find(key: key, in: store) { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    }
+                }, verify: { checksum })
+        case .w4b:
+            let keys = data.lookupKeys
+            return PreparedRun(
+                timed: {
+                    checksum = Checksum()
+                    try store.read {
+                        for key in keys {
+                            if let item = try Item.find(key: key, in: store) {
+                                checksum.add(key: item.id, text: item.name, price: item.price)
+                            }
+                        }
                     }
                 }, verify: { checksum })
         case .w5:

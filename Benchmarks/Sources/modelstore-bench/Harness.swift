@@ -51,7 +51,7 @@ struct Harness {
                 let seconds = Double(now() - start) / 1e9
                 samples[index].values.append(workload.isRate ? Double(run.operations()) / seconds : seconds)
                 let checksum = try run.verify()
-                if workload == .w3 {
+                if workload == .w3 || workload == .w3r {
                     // Memory is sampled on a separate run, so sampling never slows a timed one.
                     if let growth = try PeakMemory.growth(during: run.timed) { samples[index].memory.append(growth) }
                 }

@@ -74,6 +74,18 @@ enum Report {
                     $0 ? " — goal (no higher than GRDB) met." : " — goal (no higher than GRDB) **missed**."
                 } ?? "")
         }
+        if let w3r = results.first(where: { $0.workload == "W3r" }), let w3 = results.first(where: { $0.workload == "W3" }) {
+            let ratio = w3r.contenders[2].median / w3.contenders[2].median
+            text +=
+                "\n\nW3r ÷ W3 for ModelStore (the same finder on a model that declares a relationship it does not load): "
+                + String(format: "%.2f", ratio) + (ratio <= 1.1 ? " — goal (≤ 1.1) met." : " — goal (≤ 1.1) **missed**.")
+        }
+        if let w12 = results.first(where: { $0.workload == "W12" }), let w2 = results.first(where: { $0.workload == "W2" }) {
+            let ratio = w12.contenders[2].median / w2.contenders[2].median
+            text +=
+                "\n\nW12 ÷ W2 for ModelStore (a batch matched by name against the same batch by key): "
+                + String(format: "%.2f", ratio) + (ratio <= 2.5 ? " — goal (≤ 2.5) met." : " — goal (≤ 2.5) **missed**.")
+        }
         text +=
             "\n\nRatios are slowdowns (ModelStore ÷ C: 1.00 means as fast as hand-written C). W10 is a rate "
             + "(fetches per second by two readers while a third thread batch-saves), so its ratios invert the rates. "
