@@ -63,6 +63,18 @@ struct ColumnNamedConditionsTests {
         #expect(try ids(.like(Column("name"), "p_cky%"), test) == ids(.like(\.name, "p_cky%"), test))
     }
 
+    @Test func comparisonsOnAColumnNamedByStringTreatNullAsTheKeyPathFormsDo() throws {
+        let test = try seeded()
+        // `!=` matches NULL as Swift's `!=` would; `<` and `<=` never match it.
+        #expect(try ids(Column("price") != 2.5, test) == [1, 3, 4])
+        #expect(try ids(Column("price") < 2.5, test) == [1])
+        #expect(try ids(Column("price") <= 2.5, test) == [1, 2])
+        #expect(try ids(Column("price") != 2.5, test) == ids(\.price != 2.5, test))
+        #expect(try ids(Column("price") < 2.5, test) == ids(\.price < 2.5, test))
+        #expect(try ids(Column("price") <= 2.5, test) == ids(\.price <= 2.5, test))
+        #expect(try ids(Column("name") < "P", test) == [2, 4])  // "100%_bar" and "KitKat", in key order
+    }
+
     @Test func aColumnNameTheModelDoesNotStoreIsAnInvalidQuery() throws {
         let test = try seeded()
         let error = try #require(throws: ModelStoreError.self) { try ids(.hasPrefix(Column("flavour"), "x"), test) }
