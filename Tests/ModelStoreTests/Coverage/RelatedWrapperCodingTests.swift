@@ -7,7 +7,7 @@ struct Kennel: StoredModel, Equatable {
     var name: String?
     var dogs: [Dog]?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Kennel>] = [.toMany(\.dogs, inverse: \Dog.kennel)]
+    static let relationships: [Relationship<Kennel>] = [.toMany(\.dogs, inverse: \Dog.kennel).loading(.eager)]
 }
 
 /// Codes every property through one generic helper, as hand-written Codable code that
@@ -18,7 +18,7 @@ struct Dog: StoredModel, Equatable {
     var name: String?
     @Related var kennel: Kennel?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Dog>] = [.toOne(\.kennel, inverse: \Kennel.dogs)]
+    static let relationships: [Relationship<Dog>] = [.toOne(\.kennel, inverse: \Kennel.dogs).loading(.eager)]
 
     enum CodingKeys: String, CodingKey { case id, name, kennel }
 
@@ -60,7 +60,7 @@ struct ComputedLink: StoredModel {
         set { ticketId = newValue?.id }
     }
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<ComputedLink>] = [.toOne(\.ticket)]
+    static let relationships: [Relationship<ComputedLink>] = [.toOne(\.ticket).loading(.eager)]
 }
 
 /// A model whose primary key names no stored property.
@@ -74,7 +74,7 @@ struct PointsAtMisKeyed: StoredModel {
     var id: Int64
     var target: MisKeyed?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<PointsAtMisKeyed>] = [.toOne(\.target)]
+    static let relationships: [Relationship<PointsAtMisKeyed>] = [.toOne(\.target).loading(.eager)]
 }
 
 @Suite("Coverage: @Related coded as a plain value, and declarations that name no stored property")

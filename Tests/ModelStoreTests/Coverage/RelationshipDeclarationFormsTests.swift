@@ -10,7 +10,7 @@ struct Shelf: StoredModel, Equatable {
     var label: String?
     var volumes: [Volume] = []
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Shelf>] = [.toMany(\.volumes, inverse: \Volume.shelf)]
+    static let relationships: [Relationship<Shelf>] = [.toMany(\.volumes, inverse: \Volume.shelf).loading(.eager)]
 }
 
 /// The "one" end of that relationship: its inverse is a non-optional array.
@@ -19,7 +19,7 @@ struct Volume: StoredModel, Equatable {
     var title: String?
     var shelf: Shelf?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Volume>] = [.toOne(\.shelf, inverse: \Shelf.volumes)]
+    static let relationships: [Relationship<Volume>] = [.toOne(\.shelf, inverse: \Shelf.volumes).loading(.eager)]
 }
 
 struct Song: StoredModel, Equatable {
@@ -33,7 +33,7 @@ struct Playlist: StoredModel, Equatable {
     var id: Int64
     var songs: [Song] = []
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Playlist>] = [.toMany(\.songs)]
+    static let relationships: [Relationship<Playlist>] = [.toMany(\.songs).loading(.eager)]
 }
 
 /// A one-way to-many held in an optional array.
@@ -41,7 +41,7 @@ struct Album: StoredModel, Equatable {
     var id: Int64
     var tracks: [Song]?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Album>] = [.toMany(\.tracks)]
+    static let relationships: [Relationship<Album>] = [.toMany(\.tracks).loading(.eager)]
 }
 
 /// Many-to-many: a non-optional array whose inverse is an optional one.
@@ -50,7 +50,7 @@ struct Student: StoredModel, Equatable {
     var name: String?
     var courses: [Course] = []
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Student>] = [.toMany(\.courses, inverse: \Course.students)]
+    static let relationships: [Relationship<Student>] = [.toMany(\.courses, inverse: \Course.students).loading(.eager)]
 }
 
 /// Many-to-many: an optional array whose inverse is a non-optional one.
@@ -59,7 +59,7 @@ struct Course: StoredModel, Equatable {
     var title: String?
     var students: [Student]?
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Course>] = [.toMany(\.students, inverse: \Student.courses)]
+    static let relationships: [Relationship<Course>] = [.toMany(\.students, inverse: \Student.courses).loading(.eager)]
 }
 
 /// Many-to-many with non-optional arrays on both sides.
@@ -68,7 +68,7 @@ struct Ensemble: StoredModel, Equatable {
     var name: String?
     var members: [Performer] = []
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Ensemble>] = [.toMany(\.members, inverse: \Performer.bands)]
+    static let relationships: [Relationship<Ensemble>] = [.toMany(\.members, inverse: \Performer.bands).loading(.eager)]
 }
 
 struct Performer: StoredModel, Equatable {
@@ -76,7 +76,7 @@ struct Performer: StoredModel, Equatable {
     var name: String?
     var bands: [Ensemble] = []
     static let primaryKey = ["id"]
-    static let relationships: [Relationship<Performer>] = [.toMany(\.bands, inverse: \Ensemble.members)]
+    static let relationships: [Relationship<Performer>] = [.toMany(\.bands, inverse: \Ensemble.members).loading(.eager)]
 }
 
 // MARK: Tests
