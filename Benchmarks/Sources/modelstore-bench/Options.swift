@@ -27,7 +27,9 @@ struct Options {
             case "--only":
                 guard let list = rest.popFirst() else { throw UsageError("--only needs a list such as W1,W3") }
                 only = try list.split(separator: ",").map { name in
-                    guard let workload = Workload(rawValue: name.uppercased()) else { throw UsageError("unknown workload \(name)") }
+                    guard let workload = Workload.allCases.first(where: { $0.rawValue.uppercased() == name.uppercased() }) else {
+                        throw UsageError("unknown workload \(name)")
+                    }
                     return workload
                 }
             case "--json": json = true
