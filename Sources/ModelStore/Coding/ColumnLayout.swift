@@ -50,6 +50,9 @@ struct ColumnLayout: Sendable {
     /// Column names alone, for the hinted lookup: comparing names should not copy whole
     /// column descriptions (and retain their strings) on every property of every row.
     let names: [String]
+    /// `skippedKeys` as a list: a model has few relationships, and comparing a handful of
+    /// short names costs less than hashing one, on every row of a read.
+    let skippedNames: [String]
     private let positions: [String: Int]
 
     init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = [], wrapperKeys: Set<String> = []) {
@@ -58,6 +61,7 @@ struct ColumnLayout: Sendable {
         self.skippedKeys = skippedKeys
         self.wrapperKeys = wrapperKeys
         self.names = columns.map(\.name)
+        self.skippedNames = skippedKeys.sorted()
         var positions: [String: Int] = [:]
         for (position, column) in columns.enumerated() { positions[column.name] = position }
         self.positions = positions

@@ -9,6 +9,9 @@ import Foundation
 final class RowDecoder: Decoder {
     let statement: Statement
     let layout: ColumnLayout
+    /// The layout's relationship properties, held apart: reading `layout` copies the struct
+    /// and retains each of its arrays, which a check made on every row should not pay.
+    private let skippedNames: [String]
     /// Statement column of each layout column, or -1 when the query did not select it;
     /// nil when the statement selects every layout column in layout order.
     private let mapping: [Int32]?
@@ -41,6 +44,7 @@ final class RowDecoder: Decoder {
     init(statement: Statement, layout: ColumnLayout, keyPositions: [Int], mapping: [Int32]? = nil) {
         self.statement = statement
         self.layout = layout
+        self.skippedNames = layout.skippedNames
         self.keyPositions = keyPositions
         self.mapping = mapping
         self.hintStorage = .allocate(capacity: 1)
@@ -49,6 +53,17 @@ final class RowDecoder: Decoder {
 
     deinit {
         hintStorage.deallocate()
+    }
+
+    /// Whether `name` is a relationship this row decodes as nil: not a column, and not the
+    /// parent the graph loader hands to a child.
+    @inline(__always)
+    func decodesAsNil(_ name: String) -> Bool {
+        guard !skippedNames.isEmpty else { return false }
+        for skipped in skippedNames where skipped == name {
+            return injectedKey.map { $0 != name } ?? true
+        }
+        return false
     }
 
     /// Decodes one model from the statement's current row.

@@ -57,7 +57,12 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try intIfPresent(type, key) }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try intIfPresent(type, key) }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try decoder.value(type, key.stringValue, optional: true)
+        let name = key.stringValue
+        // A relationship decodes as nil (the graph loader fills the ones a read loads, after
+        // decoding): answered before any column lookup, so a relationship nobody asked for
+        // costs a read nearly nothing. Only the parent handed to a child is found by `value`.
+        if decoder.decodesAsNil(name) { return nil }
+        return try decoder.value(type, name, optional: true)
     }
 
     @inline(__always)
