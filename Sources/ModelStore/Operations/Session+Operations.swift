@@ -93,7 +93,7 @@ extension Session {
         let table = try table(type)
         switch path(table) {
         case .plain: return try deleteRecords(table, owner: ObjectIdentifier(type))
-        case .graph: return try delete(type, where: SQLFragment("1"), describing: "All \(table.modelName) records")
+        case .graph: return try delete(type, where: SQLFragment("1"), describing: "All \(table.modelName) records", selectsByKey: true)
         }
     }
 
@@ -118,7 +118,8 @@ extension Session {
         case .graph:
             do {
                 return try delete(
-                    type, where: SQLFragment(table.keyCondition, key), describing: "\(table.modelName) (\(table.describeKey(key)))")
+                    type, where: SQLFragment(table.keyCondition, key), describing: "\(table.modelName) (\(table.describeKey(key)))",
+                    selectsByKey: true)
             } catch let error as ModelStoreError {
                 throw error.naming(model: table.modelName, key: table.describeKey(key))
             }

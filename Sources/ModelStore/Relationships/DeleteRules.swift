@@ -7,10 +7,33 @@ extension Session {
     /// the records it came from: they are being deleted too, so links to them deny nothing.
     func delete<M: StoredModel>(
         _ type: M.Type, where condition: SQLFragment, describing: @autoclosure () -> String, chain: Set<String> = [],
-        upstream: (property: String, keys: SQLFragment)? = nil
+        upstream: (property: String, keys: SQLFragment)? = nil, selectsByKey: Bool = false
     ) throws -> Int {
         let table = try table(type)
+        // The rules below change rows (a nullify clears links, a cascade deletes records,
+        // even of this table), and a condition evaluated again after them could select other
+        // records than before: a paged selection would slide onto records it never chose,
+        // and one on a link column would lose records whose link a rule cleared. So the
+        // selection is read once into a temp table and every later step uses that list. A
+        // condition on the key alone selects the same records whatever the rules do.
+        var condition = condition
+        var scratch: String?
+        if !selectsByKey, table.relationships.contains(where: { $0.deleteRule != .noAction }) {
+            let name = "modelstore_deleting_\(chain.count)"
+            try connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))")
+            let fill =
+                SQLFragment("CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition
+            try connection.cachedStatement(fill.sql).execute(fill.values)
+            condition = SQLFragment("(\(table.keyOrder)) IN (SELECT * FROM temp.\(quoted(name)))")
+            scratch = name
+        }
+        defer {
+            if let scratch { try? connection.execute("DROP TABLE IF EXISTS temp.\(quoted(scratch))") }
+        }
         let selected = SQLFragment("SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition
+        // Every selected record is gone at the end — a cascade back into this table may take
+        // some before the final DELETE does — so the count is taken now.
+        let count = try scalar(SQLFragment("SELECT count(*) FROM (") + selected + SQLFragment(")"))
         for relationship in table.relationships {
             let edge = "\(table.modelName).\(relationship.property)"
             guard !chain.contains(edge) else { continue }
@@ -24,7 +47,8 @@ extension Session {
         }
         let delete = SQLFragment("DELETE FROM \(table.quotedTable) WHERE ") + condition
         try connection.cachedStatement(delete.sql).execute(delete.values)
-        return connection.changes
+        guard case .integer(let selectedCount)? = count else { return connection.changes }
+        return Int(selectedCount)
     }
 
     private func applyRule<T: StoredModel>(
