@@ -189,7 +189,15 @@ final class RowDecoder: Decoder {
             if let wrapper = injectedWrapper?.boxed as? T ?? injectedPlain?.boxed as? T { return wrapper }
         }
         guard let (position, index) = column(name) else {
-            if layout.skippedKeys.contains(name) { return optional ? nil : try skippedPlaceholder(type, name) }
+            if layout.skippedKeys.contains(name) {
+                // A relationship the read does not fill. Asked for as an Optional (a custom
+                // init(from:) that calls decode(T?.self)), it is nil, exactly as through
+                // decodeIfPresent: a placeholder here would read back as a record that does
+                // not exist, and saving the model would write it.
+                if optional { return nil }
+                if let wrapper = type as? any OptionalDecodable.Type { return (wrapper.nilValue as! T) }
+                return try skippedPlaceholder(type, name)
+            }
             if optional { return nil }
             throw missing(name)
         }

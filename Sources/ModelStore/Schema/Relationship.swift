@@ -45,7 +45,8 @@ public enum RelationshipLoading: Sendable {
 ///
 /// Related models load when a read asks for them (`Team.find(key: 1, loading: .direct)`);
 /// a relationship declared `.loading(.eager)` loads with its record on every read that does
-/// not say otherwise.
+/// not say otherwise. A to-many held in a non-optional array is eager unless it says
+/// otherwise, since its empty array would unlink every target when saved back.
 ///
 /// A to-one property is Optional (`Target?`, or `@Related var x: Target?` when the two
 /// models refer to each other); a to-many property is `[Target]?` or `[Target]`. The inverse
@@ -160,6 +161,11 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
 
     // MARK: To-many as a non-optional array
 
+    // These load with their record by default (`.eager`): a non-optional array cannot say
+    // "not loaded", and saving one is the complete set. `.loading(.onRequest)` makes such a
+    // relationship load only when asked, and a model read without it must then not be saved
+    // back with its empty array.
+
     /// A one-way to-many relationship held in a non-optional array. The array is always the
     /// complete set: saving a model whose array is empty unlinks every stored target.
     public static func toMany<Target: StoredModel>(
@@ -192,9 +198,12 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
     private static func toManyArray<Target: StoredModel>(
         _ property: WritableKeyPath<Model, [Target]>, inverse: String?, inverseKind: RelationshipKind?, _ deleteRule: DeleteRule
     ) -> Relationship {
+        // Eager by default: a non-optional array cannot say "not loaded", and a saved array
+        // is the complete set, so a model read without it and saved back would unlink
+        // every stored target.
         Relationship(
             property: PropertyName.of(property), kind: .toMany, target: Target.self, inverse: inverse,
-            inverseKind: inverseKind, deleteRule: deleteRule,
+            inverseKind: inverseKind, deleteRule: deleteRule, loading: .eager,
             read: { model in model[keyPath: property] },
             assign: { model, values in model[keyPath: property] = (values as? [Target]) ?? [] })
     }
