@@ -6,15 +6,26 @@ import PackageDescription
 // repository was cloned.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
-// The benchmark suite: ModelStore against hand-written SQLite C and GRDB, in one run.
-// A package of its own, so the library gains no dependency.
+// Fluent joins the run when MODELSTORE_BENCH_FLUENT is set (`MODELSTORE_BENCH_FLUENT=1 swift run
+// -c release --package-path Benchmarks modelstore-bench`). It is opt-in because Fluent, SwiftNIO
+// and SQLiteNIO (which compiles its own SQLite) add minutes to a clean build, and CI's smoke run
+// does not need them.
+let withFluent = Context.environment["MODELSTORE_BENCH_FLUENT"] != nil
+
+// The benchmark suite: ModelStore against hand-written SQLite C and GRDB (and Fluent), in one
+// run. A package of its own, so the library gains no dependency.
 let package = Package(
     name: "ModelStoreBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-    ],
+    ]
+        + (withFluent
+            ? [
+                .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
+                .package(url: "https://github.com/vapor/fluent-sqlite-driver", exact: "4.9.0"),
+            ] : []),
     targets: [
         .target(name: "BenchCore", dependencies: ["CBaseline"]),
         .target(
@@ -27,7 +38,19 @@ let package = Package(
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]
+                + (withFluent ? ["FluentContender"] : []),
+            swiftSettings: withFluent ? [.define("FLUENT")] : []
         ),
-    ],
+    ]
+        + (withFluent
+            ? [
+                .target(
+                    name: "FluentContender",
+                    dependencies: [
+                        "BenchCore",
+                        .product(name: "FluentKit", package: "fluent-kit"),
+                        .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                    ])
+            ] : []),
     swiftLanguageModes: [.v6]
 )

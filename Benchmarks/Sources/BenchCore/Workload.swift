@@ -70,4 +70,10 @@ public protocol Contender {
     /// Creates a fresh database at `path` with what the workload needs stored (not timed)
     /// and returns the run.
     func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun
+    /// Whether the contender can express the workload with its own API (default: yes).
+    func supports(_ workload: Workload) -> Bool
+}
+
+extension Contender {
+    public func supports(_ workload: Workload) -> Bool { true }
 }

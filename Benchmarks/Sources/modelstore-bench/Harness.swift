@@ -40,7 +40,7 @@ struct Harness {
     mutating func run(_ workload: Workload, progress: (String) -> Void) throws -> [Samples] {
         var samples = Array(repeating: Samples(), count: contenders.count)
         for rep in 0..<reps {
-            for (index, contender) in contenders.enumerated() {
+            for (index, contender) in contenders.enumerated() where contender.supports(workload) {
                 let path = directory.appendingPathComponent("\(workload.rawValue)-\(contender.name)-\(rep).sqlite").path
                 defer {
                     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }

@@ -25,6 +25,8 @@ struct WorkloadResult: Codable {
     /// Within 3% of GRDB: a tie, as when both run the same single SQL statement.
     var tiedWithGRDB: Bool
     var memoryNoHigherThanGRDB: Bool?
+    /// Fluent ÷ C, when Fluent ran this workload.
+    var fluentRatioToC: Double?
 }
 
 enum Report {
@@ -46,13 +48,16 @@ enum Report {
             ratioToC: ratioToC, ratioToGRDB: ratioToGRDB, grdbRatioToC: slowdown(grdb, c),
             goal: workload.goal, goalMet: workload.goal.map { ratioToC <= $0 }, fasterThanGRDB: ratioToGRDB < 1,
             tiedWithGRDB: abs(ratioToGRDB - 1) < 0.03,
-            memoryNoHigherThanGRDB: memory)
+            memoryNoHigherThanGRDB: memory,
+            fluentRatioToC: samples.count > 3 && !samples[3].values.isEmpty ? slowdown(samples[3], c) : nil)
     }
 
     static func table(_ results: [WorkloadResult], rows: Int, reps: Int) -> String {
+        let withFluent = results.contains { $0.contenders.count > 3 }
         var lines = [
-            "| workload | C median (min–max) | GRDB median (min–max) | ModelStore median (min–max) | MS÷C | MS÷GRDB | GRDB÷C | goal MS÷C | vs GRDB |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| workload | C median (min–max) | GRDB median (min–max) | ModelStore median (min–max) | MS÷C | MS÷GRDB | GRDB÷C | goal MS÷C | vs GRDB |"
+                + (withFluent ? " Fluent median (min–max) | Fluent÷C |" : ""),
+            "|---|---|---|---|---|---|---|---|---|" + (withFluent ? "---|---|" : ""),
         ]
         for result in results {
             func cell(_ contender: WorkloadResult.Contender) -> String {
@@ -62,12 +67,14 @@ enum Report {
             lines.append(
                 "| \(result.workload) \(result.title) | \(cell(result.contenders[0])) | \(cell(result.contenders[1])) | \(cell(result.contenders[2])) | "
                     + "\(ratio(result.ratioToC)) | \(ratio(result.ratioToGRDB)) | \(ratio(result.grdbRatioToC)) | \(goal) | "
-                    + (result.tiedWithGRDB ? "tie (±3%)" : result.fasterThanGRDB ? "faster" : "**slower**") + " |")
+                    + (result.tiedWithGRDB ? "tie (±3%)" : result.fasterThanGRDB ? "faster" : "**slower**") + " |"
+                    + (withFluent
+                        ? (result.fluentRatioToC.map { " \(cell(result.contenders[3])) | \(ratio($0)) |" } ?? " not expressed | — |") : ""))
         }
         var text = lines.joined(separator: "\n")
         let memory = results.filter { $0.contenders.contains { $0.peakMemoryGrowthBytes != nil } }
         for result in memory {
-            let parts = result.contenders.map { "\($0.name) \(megabytes($0.peakMemoryGrowthBytes))" }
+            let parts = result.contenders.filter { !$0.median.isNaN }.map { "\($0.name) \(megabytes($0.peakMemoryGrowthBytes))" }
             text +=
                 "\n\nPeak memory growth during \(result.workload): " + parts.joined(separator: ", ")
                 + (result.memoryNoHigherThanGRDB.map {

@@ -6,6 +6,10 @@ import Foundation
 import GRDBContender
 import ModelStoreContender
 
+#if FLUENT
+    import FluentContender
+#endif
+
 let options: Options
 do {
     options = try Options(Array(CommandLine.arguments.dropFirst()))
@@ -21,7 +25,10 @@ func note(_ text: String) {
 
 note("Generating \(options.rows) rows…")
 let data = Dataset(rows: options.rows)
-let all: [any Contender] = [CContender(), GRDBContender(), ModelStoreContender()]
+var all: [any Contender] = [CContender(), GRDBContender(), ModelStoreContender()]
+#if FLUENT
+    all.append(FluentContender())
+#endif
 if let only = options.contender {
     // Profiling: run one contender's workloads and report raw medians only.
     guard let contender = all.first(where: { $0.name.lowercased() == only.lowercased() }) else {
