@@ -94,14 +94,14 @@ public struct FluentContender: Contender {
             return PreparedRun(
                 timed: {
                     let items = data.items.map(Item.init)
-                    try db.transaction { db in items.create(on: db) }.wait()
+                    try db.transaction { db in Self.createInChunks(items, on: db) }.wait()
                 },
                 verify: { withExtendedLifetime(setup) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w3, .w3r, .w4, .w4b, .w5, .w8:
             let setup = try Setup(path: path, schema: Schema.item)
             let db = setup.database
             let items = data.items.map(Item.init)
-            try db.transaction { db in items.create(on: db) }.wait()
+            try db.transaction { db in Self.createInChunks(items, on: db) }.wait()
             return readRun(workload, setup: setup, data: data, path: path)
         case .w6:
             let setup = try Setup(path: path, schema: Schema.teams)
@@ -182,13 +182,24 @@ public struct FluentContender: Contender {
         }
     }
 
+    /// Fluent creates a batch as one INSERT, whose parameters must stay within SQLite's
+    /// limit: a Fluent program inserts a large array in chunks, in one transaction.
+    private static func createInChunks<M: Model>(_ models: [M], on db: any Database) -> EventLoopFuture<Void> {
+        var future = db.eventLoop.makeSucceededVoidFuture()
+        for start in stride(from: 0, to: models.count, by: 1_000) {
+            let chunk = Array(models[start..<min(start + 1_000, models.count)])
+            future = future.flatMap { chunk.create(on: db) }
+        }
+        return future
+    }
+
     private func insertGraphs(_ db: any Database, _ data: Dataset) throws {
         let teams = data.teams.map { Team(id: $0.id, name: $0.name) }
         let players = zip(data.teams, data.players).flatMap { team, players in
             players.map { Player(id: $0.id, name: $0.name, team: team.id) }
         }
         try db.transaction { db in
-            teams.create(on: db).flatMap { players.create(on: db) }
+            Self.createInChunks(teams, on: db).flatMap { Self.createInChunks(players, on: db) }
         }.wait()
     }
 }
