@@ -158,6 +158,24 @@ struct PathTests {
         #expect(try Venue.find(key: 1, loading: .direct, in: test.store)?.gigs?.map(\.id) == [1])
     }
 
+    @Test func aLoadPathNamingNoRelationshipIsRefusedOnThePlainPathToo() throws {
+        let test = try TestStore()
+        try Snack(snackId: 1, name: "a").save(in: test.store)
+        try Band(id: 1).save(in: test.store)
+        let reads: [() throws -> Void] = [
+            { _ = try Snack.find(key: 1, loading: .only("nope"), in: test.store) },
+            { _ = try Snack.findAll(loading: .only("nope"), in: test.store) },
+            { _ = try Snack.all().loading(.only("nope")).findAll(in: test.store) },
+            { _ = try Snack(snackId: 1).loadingRelationships(.only("nope"), in: test.store) },
+            { _ = try Band.findAll(loading: .only("members.nope"), in: test.store) },
+        ]
+        for read in reads {
+            let error = try #require(throws: ModelStoreError.self) { try read() }
+            #expect(error.code == .invalidQuery)
+            #expect(error.message.contains("nope"))
+        }
+    }
+
     @Test func deletesOfModelsWithRelationshipsApplyTheirRulesInEveryShape() throws {
         let test = try TestStore()
         func reset() throws {

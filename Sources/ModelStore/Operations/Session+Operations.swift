@@ -32,6 +32,7 @@ extension Session {
         let values = try table.keyValues(key)
         switch path(table, loading: loading) {
         case .plain:
+            try check(loading, for: type)
             return try findRecord(type, in: table, key: values)
         case .graph:
             let statement = try statement(.findByKey, table, owner: ObjectIdentifier(type))
@@ -45,6 +46,7 @@ extension Session {
         let table = try table(type)
         switch path(table, loading: loading) {
         case .plain:
+            try check(loading, for: type)
             return try findRecords(type, in: table)
         case .graph:
             let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
@@ -57,7 +59,9 @@ extension Session {
         let table = try table(M.self)
         let statement = try select(query, in: table)
         switch path(table, loading: query.loadOptions) {
-        case .plain: return try decodeAll(M.self, from: statement, table: table)
+        case .plain:
+            try check(query.loadOptions, for: M.self)
+            return try decodeAll(M.self, from: statement, table: table)
         case .graph: return try readGraphs(M.self, from: statement, table: table, plan: query.loadOptions.plan)
         }
     }
@@ -71,7 +75,9 @@ extension Session {
     func loadRelationships<M: StoredModel>(of models: [M], loading: LoadOptions) throws -> [M] {
         let table = try table(M.self)
         switch path(table, loading: loading) {
-        case .plain: return models
+        case .plain:
+            try check(loading, for: M.self)
+            return models
         case .graph: return try loadGraphs(of: models, table: table, plan: loading.plan)
         }
     }
@@ -124,6 +130,14 @@ extension Session {
                 throw error.naming(model: table.modelName, key: table.describeKey(key))
             }
         }
+    }
+
+    /// Named load paths are checked on the plain path too: a name the model does not
+    /// declare is a mistake whether or not anything else is loaded. (The graph path checks
+    /// them as it loads.)
+    private func check<M: StoredModel>(_ loading: LoadOptions, for type: M.Type) throws {
+        guard case .paths = loading.plan else { return }
+        try GraphLoader.validate(loading.plan, for: type, session: self)
     }
 
     // MARK: The decision
