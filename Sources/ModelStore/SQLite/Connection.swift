@@ -53,6 +53,25 @@ final class Connection {
         return (Array(bytes.prefix(Int(min(Int64(count), max(0, size))))), size)
     }
 
+    /// Copies the main database, page by page, into a new database file at `path` with
+    /// SQLite's online backup API, in one step: the copy is the snapshot this connection
+    /// reads (inside a read transaction, exactly that one).
+    func backup(to path: String) throws {
+        let destination = try Connection(
+            location: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, busyTimeout: 5)
+        defer { destination.close() }
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            let code = sqlite3_extended_errcode(destination.handle)
+            throw ModelStoreError.sqlite(resultCode: code, message: String(cString: sqlite3_errmsg(destination.handle)), sql: nil)
+        }
+        let step = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE, finish == SQLITE_OK else {
+            let code = step == SQLITE_DONE ? finish : step
+            throw ModelStoreError.sqlite(resultCode: code, message: String(cString: sqlite3_errstr(code)), sql: nil)
+        }
+    }
+
     private var isOpen = true
 
     deinit {
