@@ -16,11 +16,4 @@ extension Session {
         try statement(.deleteAll, table, owner: owner).execute()
         return connection.changes
     }
-
-    /// The key of `model`'s record.
-    func key<M: StoredModel>(of model: M, in table: TableDescription) throws -> [SQLValue] {
-        let row = RowEncoder(layout: table.layout)
-        try row.encode(model)
-        return try table.key(of: row)
-    }
 }

@@ -36,6 +36,13 @@ extension Session {
         return try write(row, into: table, owner: ObjectIdentifier(M.self), mode: mode)
     }
 
+    /// The key of `model`'s record.
+    func key<M: StoredModel>(of model: M, in table: TableDescription) throws -> [SQLValue] {
+        let row = RowEncoder(layout: table.layout)
+        try row.encode(model)
+        return try table.key(of: row)
+    }
+
     /// Writes the encoder's current row.
     func write(_ row: RowEncoder, into table: TableDescription, owner: ObjectIdentifier, mode: SaveMode) throws -> SaveOutcome {
         let key = try table.key(of: row)
