@@ -78,6 +78,9 @@ public struct ModelStoreError: Error, Sendable {
         /// The store's file was deleted, or replaced by another file, while the store had it
         /// open; writing on would mix two databases.
         public static let fileReplaced = Code("fileReplaced")
+        /// A migration step failed; it was rolled back and the store did not open. The
+        /// error names the step and, when one was made, the backup from before migrating.
+        public static let migrationFailed = Code("migrationFailed")
     }
 
     // The context is ModelStore's account of what happened: programs read it (and may build

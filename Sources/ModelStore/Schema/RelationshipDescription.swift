@@ -72,6 +72,8 @@ struct KeyInfo: Sendable {
     let tableName: String
     let keyNames: [String]
     let keyStorage: [StorageType]
+    /// The model's declared former names (of its table and key among others).
+    let formerNames: DeclaredFormerNames
 
     static func of<M: StoredModel>(_ type: M.Type) throws -> KeyInfo {
         let modelName = String(describing: type)
@@ -88,7 +90,9 @@ struct KeyInfo: Sendable {
             names.append(name)
             storage.append(layout.columns[position].storage == .untyped ? .untyped : layout.columns[position].storage)
         }
-        return KeyInfo(modelName: modelName, tableName: M.tableName, keyNames: names, keyStorage: storage)
+        return KeyInfo(
+            modelName: modelName, tableName: M.tableName, keyNames: names, keyStorage: storage,
+            formerNames: try DeclaredFormerNames.of(type, probed: layout))
     }
 }
 

@@ -9,6 +9,9 @@ enum SchemaMigrator {
 
     /// Makes the table match `table`; runs inside the caller's transaction.
     static func prepare(_ table: TableDescription, on connection: Connection) throws {
+        // Declared renames first, so the checks below see the names the model uses. A check
+        // that fails then throws inside the caller's transaction, which undoes the renames.
+        try SchemaRenamer.apply(table, on: connection)
         // Every check comes before the first write: a table that does not fit is left as it was.
         let existing = try inspect(table, on: connection)
         if let existing {
@@ -71,6 +74,8 @@ enum SchemaMigrator {
     }
 
     static func readiness(_ table: TableDescription, on connection: Connection) throws -> Readiness {
+        // A table, column or join table still under a former name holds data a read must see.
+        if try SchemaRenamer.isPending(table, on: connection) { return .needsWriter }
         guard let existing = try inspect(table, on: connection) else { return .absent }
         try checkPrimaryKey(table, existing)
         try checkColumnTypes(table, existing, on: connection)
@@ -180,16 +185,18 @@ enum SchemaMigrator {
         return strict == .integer(1)
     }
 
-    static func createTableSQL(_ table: TableDescription) -> String {
+    static func createTableSQL(_ table: TableDescription, named name: String? = nil, extraColumns: [String] = []) -> String {
         var definitions = table.columns.map { column -> String in
             var definition = quoted(column.name)
             if column.storage != .untyped { definition += " " + column.storage.rawValue }
             if !column.isOptional { definition += " NOT NULL" }
             return definition
         }
+        // Columns kept from an older table that the model no longer has (see `TableRebuild`).
+        definitions += extraColumns
         // A single INTEGER key declared this way becomes the rowid itself: the fastest lookup.
         definitions.append("PRIMARY KEY (" + table.keyNames.map(quoted).joined(separator: ", ") + ")")
         definitions += table.foreignKeyConstraints
-        return "CREATE TABLE IF NOT EXISTS \(table.quotedTable) (" + definitions.joined(separator: ", ") + ")"
+        return "CREATE TABLE IF NOT EXISTS \(name.map(quoted) ?? table.quotedTable) (" + definitions.joined(separator: ", ") + ")"
     }
 }

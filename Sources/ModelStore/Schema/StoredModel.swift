@@ -32,6 +32,10 @@ public protocol StoredModel: Codable, Sendable {
 
     /// The properties that hold other models, with their inverses. Defaults to none.
     static var relationships: [Relationship<Self>] { get }
+
+    /// Names the table and properties had in older versions of the model, so the store
+    /// renames them in place instead of starting empty ones. Defaults to none.
+    static var formerNames: [FormerName<Self>] { get }
 }
 
 extension StoredModel {
@@ -43,4 +47,7 @@ extension StoredModel {
 
     /// No relationships.
     public static var relationships: [Relationship<Self>] { [] }
+
+    /// No former names.
+    public static var formerNames: [FormerName<Self>] { [] }
 }

@@ -24,6 +24,9 @@ struct TableDescription: Sendable {
     let relationships: [RelationshipDescription]
     /// Columns holding to-one links (after the property columns in the layout).
     let foreignKeyColumns: [ColumnDescription]
+    /// The names an older file may still use for the table, its columns, join tables and
+    /// indexes (`formerNames`), which the store renames on first use.
+    let former: FormerSchema
 
     var columns: [ColumnDescription] { layout.columns }
     var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
@@ -77,6 +80,8 @@ struct TableDescription: Sendable {
         self.relationships = relationships
         self.foreignKeyColumns = foreignKeys
         self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer
+        self.former = try Self.formerSchema(
+            of: type, own: KeyInfo.of(type), layout: layout, indexes: indexes, relationships: relationships)
     }
 
     private static func validate(tableName: String, layout: ColumnLayout, modelName: String) throws {

@@ -50,13 +50,25 @@ final class ConnectionPool: @unchecked Sendable {
     private var closed = false
     /// The file's device and inode when the store opened it, to notice it being replaced.
     private var identity: FileIdentity?
+    /// What runs once when the writer opens (see `MigrationRunner`).
+    private let migrations: Migrations
 
-    init(location: Location, busyTimeout: TimeInterval, maximumReaders: Int, createsDirectory: Bool, readOnly: Bool) {
+    struct Migrations: Sendable {
+        var steps: [MigrationStep] = []
+        var backsUp = false
+        var waitLimit: TimeInterval = 600
+    }
+
+    init(
+        location: Location, busyTimeout: TimeInterval, maximumReaders: Int, createsDirectory: Bool, readOnly: Bool,
+        migrations: Migrations = Migrations()
+    ) {
         self.location = location
         self.busyTimeout = busyTimeout
         self.maximumReaders = max(1, maximumReaders)
         self.createsDirectory = createsDirectory
         self.requestedReadOnly = readOnly
+        self.migrations = migrations
     }
 
     deinit {
@@ -99,6 +111,7 @@ final class ConnectionPool: @unchecked Sendable {
         case .memory:
             let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
             try configureWriter(connection)
+            try migrate(connection, backupPath: nil)
             writerLink = PooledConnection(connection)
         case .file:
             try Self.refuseReplacedFile(at: path)
@@ -117,6 +130,7 @@ final class ConnectionPool: @unchecked Sendable {
                     // SQLite fell back to reading: the file or its medium cannot be written.
                     try openForReading(path)
                 } else if try configuredAsWriter(connection, fileExisted: existed) {
+                    try migrate(connection, backupPath: path)
                     writerLink = PooledConnection(connection)
                     register(path)
                 } else {
@@ -156,6 +170,34 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// Runs the pending migration steps on the new writer, before any work can use it. A
+    /// failure closes it: the store stays unopened, and the next call tries again.
+    private func migrate(_ connection: Connection, backupPath: String?) throws {
+        guard !migrations.steps.isEmpty else { return }
+        do {
+            try MigrationRunner.run(
+                migrations.steps, on: connection, backupPath: migrations.backsUp ? backupPath : nil,
+                waitLimit: max(migrations.waitLimit, busyTimeout))
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// A read-only store cannot run steps; it refuses a file that still needs some, whose
+    /// schema its models would misread.
+    private func refusePendingMigrations(_ connection: Connection) throws {
+        guard !migrations.steps.isEmpty else { return }
+        try MigrationRunner.validate(migrations.steps)
+        let pending = try MigrationRunner.pending(migrations.steps, applied: MigrationRunner.applied(on: connection))
+        guard pending.isEmpty else {
+            throw ModelStoreError(
+                .readOnly,
+                "The store at \(locationDescription) is read-only, but the file has not run migration steps \(pending.map { "'\($0.name)'" }.joined(separator: ", ")), which only a writable store can run.",
+                suggestion: "Open the store writable once to migrate it.")
+        }
+    }
+
     /// Notes the file's identity, to notice it being replaced, in the process-wide registry.
     private func register(_ path: String) {
         identity = FileIdentity(path: path)
@@ -184,6 +226,12 @@ final class ConnectionPool: @unchecked Sendable {
             // still change, so immutable reads would be wrong: the error stands.
             readersUseImmutableURI = true
             link = try openChecked()
+        }
+        do {
+            try refusePendingMigrations(link.connection)
+        } catch {
+            link.connection.close()
+            throw error
         }
         readerCount += 1
         idleReaders.append(link)

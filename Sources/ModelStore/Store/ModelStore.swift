@@ -31,16 +31,30 @@ public final class ModelStore: Sendable {
         /// cannot be written (read-only media, permissions) opens read-only by itself.
         /// In-memory stores ignore it: they start empty, so there is nothing to read.
         public var readOnly: Bool
+        /// Versioned migration steps, oldest first, that run once each when the store opens
+        /// (see `MigrationStep`). Default: none.
+        public var migrations: [MigrationStep]
+        /// Whether the store copies its file (SQLite's online backup) before it runs pending
+        /// migration steps, to `<path>.before-<first step's name>`; a failed step's error
+        /// names the copy. Default: false. In-memory stores have nothing to copy.
+        public var backsUpBeforeMigrating: Bool
+        /// How long opening waits for another process that is running the same file's
+        /// migration steps before failing with `.busy`. Default: 600 seconds.
+        public var migrationWaitLimit: TimeInterval
 
         /// Creates a configuration.
         public init(
             busyTimeout: TimeInterval = 5, maximumReaders: Int = 4, readOrdering: ReadOrdering = .afterEarlierWrites,
-            readOnly: Bool = false
+            readOnly: Bool = false, migrations: [MigrationStep] = [], backsUpBeforeMigrating: Bool = false,
+            migrationWaitLimit: TimeInterval = 600
         ) {
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
             self.readOrdering = readOrdering
             self.readOnly = readOnly
+            self.migrations = migrations
+            self.backsUpBeforeMigrating = backsUpBeforeMigrating
+            self.migrationWaitLimit = migrationWaitLimit
         }
     }
 
@@ -87,8 +101,11 @@ public final class ModelStore: Sendable {
     /// - Parameters:
     ///   - path: The database file. `~` is expanded; the directory must exist.
     ///   - configuration: Busy timeout and reader count.
+    /// Pending migration steps (`Configuration.migrations`) run here, before the store can
+    /// be used.
+    ///
     /// - Throws: `ModelStoreError` with code `.cannotOpen`, `.notADatabase`, `.readOnly`,
-    ///   `.corrupt` or `.busy`.
+    ///   `.corrupt`, `.busy`, or `.migrationFailed` naming the step that failed (rolled back).
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
         let expanded = (path as NSString).expandingTildeInPath
         self.init(location: .file(expanded), path: expanded, configuration: configuration, createsDirectory: false)
@@ -119,7 +136,10 @@ public final class ModelStore: Sendable {
         self.pool = ConnectionPool(
             location: location, busyTimeout: configuration.busyTimeout,
             maximumReaders: configuration.maximumReaders, createsDirectory: createsDirectory,
-            readOnly: configuration.readOnly && path != nil)
+            readOnly: configuration.readOnly && path != nil,
+            migrations: .init(
+                steps: configuration.migrations, backsUp: configuration.backsUpBeforeMigrating,
+                waitLimit: configuration.migrationWaitLimit))
         self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
         // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
         if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }

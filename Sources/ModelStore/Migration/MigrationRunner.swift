@@ -1,0 +1,172 @@
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Runs a store's migration steps when it opens: each pending step once, in order, in its own
+/// `BEGIN IMMEDIATE` transaction that also records it in `modelstore_migrations`.
+///
+/// Several processes may open the file at once. Each step's transaction reads the record
+/// again after taking the write lock, so a step another process ran meanwhile is skipped:
+/// every step runs exactly once, whoever runs it, and a process that waited sees the schema
+/// the other left. A process killed mid-step leaves the file as it was before that step
+/// (SQLite's transaction); the next open runs the step again.
+enum MigrationRunner {
+    static let versionTable = "modelstore_migrations"
+
+    /// Checks the list itself: names present and unique.
+    static func validate(_ steps: [MigrationStep]) throws {
+        var seen = Set<String>()
+        for (position, step) in steps.enumerated() {
+            guard !step.name.isEmpty else {
+                throw ModelStoreError(
+                    .invalidModel, "Migration step \(position + 1) of \(steps.count) has an empty name.",
+                    suggestion: "Give every step a name unique in the list, and never change it once shipped.")
+            }
+            guard seen.insert(step.name).inserted else {
+                throw ModelStoreError(
+                    .invalidModel, "The migration steps name '\(step.name)' twice; each step's name must be unique.",
+                    value: step.name, suggestion: "Give each step its own name.")
+            }
+        }
+    }
+
+    /// The names of the steps the file records, in the order they ran.
+    static func applied(on connection: Connection) throws -> [String] {
+        guard try SchemaRenamer.exists("table", versionTable, on: connection) else { return [] }
+        let statement = try connection.makeStatement("SELECT name FROM \(versionTable) ORDER BY position")
+        var names: [String] = []
+        try statement.forEachRow { names.append(statement.string(at: 0)) }
+        return names
+    }
+
+    /// The steps still to run, after checking that the file's record is the start of the list.
+    static func pending(_ steps: [MigrationStep], applied: [String]) throws -> ArraySlice<MigrationStep> {
+        for (position, name) in applied.enumerated() {
+            guard position < steps.count, steps[position].name == name else {
+                let listed = steps.firstIndex { $0.name == name }
+                throw ModelStoreError(
+                    .invalidModel,
+                    listed == nil
+                        ? "The file records migration step '\(name)', which the store's steps do not list: it was migrated by another version of the program. Nothing was run."
+                        : "The migration steps are out of order: the file ran '\(name)' as step \(position + 1), but the list has it at \(listed! + 1). Nothing was run.",
+                    value: name,
+                    suggestion: "Keep shipped steps in the list, in their order, under their names; add new steps at the end.")
+            }
+        }
+        return steps[applied.count...]
+    }
+
+    /// Runs the pending steps. `backupPath`: where to copy the file before the first step
+    /// that runs. `waitLimit`: how long to wait for another process's migration.
+    static func run(_ steps: [MigrationStep], on connection: Connection, backupPath: String?, waitLimit: TimeInterval) throws {
+        try validate(steps)
+        guard !steps.isEmpty, let first = try pending(steps, applied: applied(on: connection)).first else { return }
+        var backup: String?
+        if let backupPath {
+            backup = backupPath + ".before-" + String(first.name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })
+            try copy(connection, to: backup!, before: first.name)
+        }
+        // A rebuild drops and recreates a table, which foreign keys would cascade into its
+        // links; SQLite can switch them only outside a transaction. Each step checks them all
+        // before it commits.
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
+        for step in steps {
+            try withWriteLock(on: connection, waitLimit: waitLimit, step: step.name) {
+                try connection.execute(
+                    "CREATE TABLE IF NOT EXISTS \(versionTable) (position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied REAL NOT NULL)"
+                )
+                let recorded = try applied(on: connection)
+                // Another process may have run it while this one waited for the lock.
+                guard try pending(steps, applied: recorded).first?.name == step.name else { return }
+                try runStep(step, position: recorded.count, on: connection, backup: backup)
+            }
+        }
+    }
+
+    /// Runs one step inside the caller's transaction, checks every foreign key, and records it.
+    static func runStep(_ step: MigrationStep, position: Int, on connection: Connection, backup: String?) throws {
+        let context = MigrationContext(connection: connection, stepName: step.name)
+        defer { context.isActive = false }
+        do {
+            try step.body(context)
+            try checkForeignKeys(on: connection, step: step.name)
+            try connection.execute(
+                "INSERT INTO \(versionTable) (position, name, applied) VALUES (?, ?, ?)",
+                [.integer(Int64(position)), .text(step.name), .real(Date().timeIntervalSince1970)])
+        } catch {
+            throw failure(of: step.name, error, backup: backup)
+        }
+    }
+
+    /// A step's error, saying which step failed, that it was undone, and where the backup is.
+    static func failure(of step: String, _ error: any Error, backup: String?) -> ModelStoreError {
+        let underlying = error as? ModelStoreError
+        var failure = underlying ?? ModelStoreError(.migrationFailed, "\(error)")
+        failure.code = .migrationFailed
+        let cause = underlying?.message ?? "\(error)"
+        failure.message =
+            "Migration step '\(step)' failed and was rolled back; the file is as it was before the step. "
+            + (backup.map { "A copy of the file from before migrating is at \($0). " } ?? "") + "Cause: " + cause
+        if failure.value == nil { failure.value = step }
+        return failure
+    }
+
+    /// Fails when any row refers to a missing one: the step must leave links whole.
+    private static func checkForeignKeys(on connection: Connection, step: String) throws {
+        let check = try connection.makeStatement("PRAGMA main.foreign_key_check")
+        var problems: [String: (parent: String, count: Int)] = [:]
+        try check.forEachRow {
+            let table = check.string(at: 0)
+            problems[table] = (check.string(at: 2), (problems[table]?.count ?? 0) + 1)
+        }
+        guard !problems.isEmpty else { return }
+        let listed = problems.sorted { $0.key < $1.key }
+            .map { "\($0.value.count) row(s) of \($0.key) refer to missing \($0.value.parent) rows" }
+        throw ModelStoreError(
+            .constraintViolation, "The step leaves broken links: " + listed.joined(separator: "; ") + ".",
+            suggestion: "Update or delete the referring rows in the same step.")
+    }
+
+    /// Runs `body` in a write transaction, waiting up to `waitLimit` for another process's
+    /// migration step to finish (each wait is one busy timeout).
+    private static func withWriteLock(on connection: Connection, waitLimit: TimeInterval, step: String, _ body: () throws -> Void)
+        throws
+    {
+        let deadline = Date().addingTimeInterval(waitLimit)
+        while true {
+            do {
+                try connection.inTransaction(body)
+                return
+            } catch let error as ModelStoreError where error.code == .busy && !connection.isInTransaction && Date() < deadline {
+                continue
+            }
+        }
+    }
+
+    /// Copies the file with SQLite's backup API to a temporary file, then moves it into place.
+    private static func copy(_ connection: Connection, to destination: String, before step: String) throws {
+        let temporary = destination + ".backup-\(UUID().uuidString)"
+        do {
+            try connection.inReadTransaction { try connection.backup(to: temporary) }
+            guard rename(temporary, destination) == 0 else {
+                throw ModelStoreError(
+                    .cannotOpen, "The backup could not be moved to \(destination): \(String(cString: strerror(errno))).",
+                    value: destination)
+            }
+        } catch {
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+            var failure = ModelStoreError.wrapping(error)
+            failure.message =
+                "Before migration step '\(step)', the file could not be backed up to \(destination), so no step ran: "
+                + failure.message
+            throw failure
+        }
+    }
+}

@@ -1,0 +1,275 @@
+/// One named, versioned change of a store's schema or data, for what a model's declarations
+/// cannot say: a type change, a computed value, a new primary key, a column dropped.
+///
+/// List the steps in `ModelStore.Configuration.migrations`, oldest first, and never
+/// reorder, rename or remove one that has shipped. When the store opens, each step that the
+/// file has not recorded runs once, in order, in its own transaction; the file records its
+/// name in the same transaction. A step that throws rolls back completely and the store
+/// does not open: the file is exactly as it was before that step.
+///
+/// ```swift
+/// let store = try ModelStore(path: path, configuration: .init(migrations: [
+///     MigrationStep("prices in cents") { step in
+///         try step.transform(SnackV2.self, to: Snack.self) { old in
+///             Snack(snackId: old.snackId, name: old.name, priceCents: old.price.map { Int64(($0 * 100).rounded()) })
+///         }
+///     },
+///     .sql("drop legacy notes", "ALTER TABLE Snack DROP COLUMN notes"),
+/// ]))
+/// ```
+///
+/// Steps run before any model is used, on the file as it is: a step that names tables or
+/// columns in SQL should first bring the models it relies on up to their declarations
+/// (renames, new columns) with `MigrationContext.prepare(_:)`.
+public struct MigrationStep: Sendable {
+    /// The step's name, recorded in the file once it has run. Unique within the list.
+    public let name: String
+    let body: @Sendable (MigrationContext) throws -> Void
+
+    /// A step that runs `body` once, in its own transaction.
+    ///
+    /// - Parameters:
+    ///   - name: A name unique within the store's steps, kept forever once shipped.
+    ///   - body: The work, through the context it is given (valid only while it runs).
+    public init(_ name: String, _ body: @escaping @Sendable (MigrationContext) throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// A step that runs SQL: one statement with `arguments` bound to its `?` placeholders,
+    /// or, without arguments, one or more statements separated by semicolons.
+    ///
+    /// ```swift
+    /// .sql("backfill country", "UPDATE Customer SET country = ? WHERE country IS NULL", arguments: ["CH"])
+    /// ```
+    public static func sql(_ name: String, _ sql: String, arguments: [any SQLValueConvertible] = []) -> MigrationStep {
+        MigrationStep(name) { try $0.execute(sql, arguments: arguments) }
+    }
+}
+
+/// What a migration step can do, inside the step's transaction. Valid only while the step
+/// runs; a context kept and used later throws `.invalidQuery`.
+public final class MigrationContext {
+    let connection: Connection
+    /// The step's name, for messages.
+    public let stepName: String
+    var isActive = true
+
+    init(connection: Connection, stepName: String) {
+        self.connection = connection
+        self.stepName = stepName
+    }
+
+    private func active() throws -> Connection {
+        guard isActive else {
+            throw ModelStoreError(
+                .invalidQuery, "The context of migration step '\(stepName)' was used after the step ended.",
+                suggestion: "Do all of a step's work inside its closure.")
+        }
+        return connection
+    }
+
+    /// Runs SQL: one statement with `arguments` bound to its `?` placeholders, or, without
+    /// arguments, one or more statements separated by semicolons.
+    ///
+    /// ```swift
+    /// try step.execute("UPDATE Team SET name = upper(name) WHERE league = ?", arguments: ["A"])
+    /// ```
+    /// - Throws: `ModelStoreError` from SQLite, which rolls the step back when it escapes.
+    public func execute(_ sql: String, arguments: [any SQLValueConvertible] = []) throws {
+        let connection = try active()
+        if arguments.isEmpty {
+            try connection.execute(sql)
+        } else {
+            try connection.makeStatement(sql).execute(arguments.map { try $0.sqlValue })
+        }
+    }
+
+    /// The rows of a query, each as its column values, for a step that decides by data.
+    ///
+    /// ```swift
+    /// let duplicates = try step.rows("SELECT email FROM User GROUP BY email HAVING count(*) > 1")
+    /// ```
+    /// - Throws: `ModelStoreError` from SQLite.
+    public func rows(_ sql: String, arguments: [any SQLValueConvertible] = []) throws -> [[SQLValue]] {
+        let statement = try active().makeStatement(sql)
+        var rows: [[SQLValue]] = []
+        let count = Int(statement.columnCount)
+        try statement.forEachRow(arguments.map { try $0.sqlValue }) { rows.append(statement.values(count: count)) }
+        return rows
+    }
+
+    /// Whether the file has a table named `name`.
+    /// - Throws: `ModelStoreError` from SQLite.
+    public func tableExists(_ name: String) throws -> Bool {
+        try SchemaRenamer.exists("table", name, on: active())
+    }
+
+    /// The columns of the table `name`, in order; empty when there is no such table.
+    /// - Throws: `ModelStoreError` from SQLite.
+    public func columns(of table: String) throws -> [String] {
+        let statement = try active().makeStatement("PRAGMA main.table_info(\(quoted(table)))")
+        var names: [String] = []
+        try statement.forEachRow { names.append(statement.string(at: 1)) }
+        return names
+    }
+
+    /// Brings `M`'s table up to its declaration as a store would on first use: declared
+    /// renames, new tables and columns, indexes, join tables. Never drops anything.
+    ///
+    /// ```swift
+    /// try step.prepare(Athlete.self)   // Player → Athlete, cost → price, …
+    /// try step.execute("UPDATE Athlete SET price = 0 WHERE price IS NULL")
+    /// ```
+    /// - Throws: `ModelStoreError` `.invalidModel` for a declaration that cannot work, or
+    ///   `.schemaMismatch` for a stored table that does not fit.
+    public func prepare<M: StoredModel>(_ type: M.Type) throws {
+        try SchemaMigrator.prepare(TableDescription.of(type), on: active())
+    }
+
+    /// Rewrites every record of `Old`'s table as a `New`: reads each as `Old` (its own
+    /// properties; relationships are not loaded), passes it to `body`, and stores what it
+    /// returns (nil leaves that record out) in `New`'s table, rebuilt with `New`'s columns,
+    /// types and key. For a type change, a split or merge of properties, a computed value.
+    ///
+    /// `Old` is a copy of the model as it was, declaring the same table (its `tableName` and
+    /// `formerNames`); the table is first brought up to `Old`'s declaration. Link columns
+    /// of `New`'s to-one relationships are copied from the same columns of the old table, and
+    /// columns neither model has are kept as they are unless listed in `dropping`.
+    ///
+    /// ```swift
+    /// try step.transform(AthleteV2.self, to: Athlete.self) { old in
+    ///     Athlete(athleteId: old.athleteId, name: old.name, priceCents: old.price.map { Int64(($0 * 100).rounded()) })
+    /// }
+    /// ```
+    /// - Throws: what `body` throws; `ModelStoreError` `.decodingFailed` for a record that
+    ///   is not an `Old`, `.constraintViolation` for records `New`'s key or NOT NULL refuse,
+    ///   `.schemaMismatch` when `New`'s table is another, existing table.
+    public func transform<Old: StoredModel, New: StoredModel>(
+        _ old: Old.Type, to new: New.Type, dropping: [String] = [], _ body: (Old) throws -> New?
+    ) throws {
+        let connection = try active()
+        let oldTable = try TableDescription.of(old)
+        try SchemaMigrator.prepare(oldTable, on: connection)
+        let newTable = try TableDescription.of(new)
+        if newTable.tableName.lowercased() == oldTable.tableName.lowercased() {
+            // The same table: `New`'s own renames (its link columns, say) apply to it too, so
+            // the copy finds them under the names `New` uses.
+            try SchemaRenamer.apply(newTable, on: connection)
+        }
+        let rebuild = try TableRebuild(
+            connection: connection, table: newTable, source: oldTable.tableName, consumed: Set(oldTable.columns.map(\.name)),
+            dropping: dropping, step: stepName)
+        let carried = rebuild.oldColumns.map(\.name).filter { name in
+            !oldTable.columns.contains { $0.name.lowercased() == name.lowercased() }
+                && !dropping.contains { $0.lowercased() == name.lowercased() }
+        }
+        try rebuild.run {
+            let select = try connection.makeStatement(
+                "SELECT " + ([oldTable.selectList] + carried.map(quoted)).joined(separator: ", ") + " FROM "
+                    + oldTable.quotedTable)
+            let targets = rebuild.targetColumns
+            let insert = try connection.makeStatement(
+                "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
+                    + ") VALUES (" + targets.map { _ in "?" }.joined(separator: ", ") + ")")
+            let decoder = RowDecoder(statement: select, layout: oldTable.layout, keyPositions: oldTable.keyPositions)
+            let encoder = RowEncoder(layout: newTable.layout)
+            let carriedOffset = Int32(oldTable.columns.count)
+            var carriedPosition: [String: Int32] = [:]
+            for (index, name) in carried.enumerated() { carriedPosition[name.lowercased()] = carriedOffset + Int32(index) }
+            try select.forEachRow {
+                guard let model = try body(try decoder.decode(Old.self)) else { return }
+                try encoder.encode(model)
+                var values: [SQLValue] = []
+                values.reserveCapacity(targets.count)
+                for (position, column) in newTable.columns.enumerated() {
+                    if let value = encoder.value(at: position) {
+                        values.append(value)
+                    } else if let index = carriedPosition[column.name.lowercased()] {
+                        values.append(select.value(at: index))
+                    } else {
+                        values.append(.null)
+                    }
+                }
+                for extra in rebuild.extras {
+                    values.append(carriedPosition[extra.name.lowercased()].map { select.value(at: $0) } ?? .null)
+                }
+                do {
+                    try insert.execute(values)
+                } catch let error as ModelStoreError {
+                    throw error.naming(model: newTable.modelName)
+                }
+            }
+        }
+    }
+
+    /// Rebuilds `M`'s table with `M`'s columns, types, NOT NULLs and key, copying every row
+    /// with SQL: for each of `M`'s columns the expression in `values` (over the old table's
+    /// columns), else the old column of the same name, else NULL. For a new primary key, a
+    /// column's new type, NOT NULL, or a dropped column that is indexed or referenced.
+    /// Columns `M` does not have are kept as they are unless listed in `dropping`.
+    ///
+    /// ```swift
+    /// // Contract's key was (athleteId, season); it is now contractId.
+    /// try step.rebuild(Contract.self, values: ["contractId": "rowid"])
+    /// ```
+    /// - Throws: `ModelStoreError` `.constraintViolation` for rows the new key or NOT NULL
+    ///   refuse, `.invalidQuery` for a `values` or `dropping` name that does not fit.
+    public func rebuild<M: StoredModel>(_ type: M.Type, values: [String: String] = [:], dropping: [String] = []) throws {
+        let connection = try active()
+        let table = try TableDescription.of(type)
+        try SchemaRenamer.apply(table, on: connection)
+        let rebuild = try TableRebuild(connection: connection, table: table, source: table.tableName, dropping: dropping, step: stepName)
+        let targets = rebuild.targetColumns
+        for name in values.keys where !targets.contains(name) {
+            throw ModelStoreError(
+                .invalidQuery,
+                "Migration step '\(stepName)' gives a value for \(name), which is not a column of \(table.modelName) (its columns: \(targets.joined(separator: ", "))).",
+                model: table.modelName, column: name)
+        }
+        let expressions = targets.map { name in values[name] ?? (rebuild.oldHas(name) ? quoted(name) : "NULL") }
+        try rebuild.run {
+            do {
+                try connection.execute(
+                    "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
+                        + ") SELECT " + expressions.joined(separator: ", ") + " FROM " + table.quotedTable)
+            } catch let error as ModelStoreError {
+                throw error.naming(model: table.modelName)
+            }
+        }
+    }
+
+    /// Drops the column `column` of `table` (with any index on it), keeping every other
+    /// column and row. A column SQLite cannot drop in place (part of the key, a unique
+    /// constraint or a foreign key) needs `rebuild(_:values:dropping:)`.
+    ///
+    /// ```swift
+    /// try step.dropColumn("city", from: "Team")
+    /// ```
+    /// - Throws: `ModelStoreError` `.invalidQuery` when there is no such column.
+    public func dropColumn(_ column: String, from table: String) throws {
+        let connection = try active()
+        guard try columns(of: table).contains(where: { $0.lowercased() == column.lowercased() }) else {
+            throw ModelStoreError(
+                .invalidQuery, "Migration step '\(stepName)' drops column \(column) of \(table), which has no such column.",
+                column: column, value: table)
+        }
+        // SQLite refuses to drop an indexed column; the index has no use without it.
+        let indexes = try connection.makeStatement(
+            "SELECT DISTINCT i.name FROM main.sqlite_master AS i, pragma_index_info(i.name) AS c WHERE i.type = 'index' AND i.tbl_name = ? COLLATE NOCASE AND i.sql IS NOT NULL AND c.name = ? COLLATE NOCASE"
+        )
+        var names: [String] = []
+        try indexes.forEachRow([.text(table), .text(column)]) { names.append(indexes.string(at: 0)) }
+        for name in names { try connection.execute("DROP INDEX \(quoted(name))") }
+        try connection.execute("ALTER TABLE \(quoted(table)) DROP COLUMN \(quoted(column))")
+    }
+
+    /// Drops the table `name` and everything in it.
+    /// - Throws: `ModelStoreError` `.invalidQuery` when there is no such table.
+    public func dropTable(_ name: String) throws {
+        guard try tableExists(name) else {
+            throw ModelStoreError(.invalidQuery, "Migration step '\(stepName)' drops table \(name), which does not exist.", value: name)
+        }
+        try active().execute("DROP TABLE \(quoted(name))")
+    }
+}

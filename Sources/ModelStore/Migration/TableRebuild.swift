@@ -1,0 +1,161 @@
+/// SQLite's documented procedure for the table changes `ALTER TABLE` cannot make (a new
+/// primary key, a column's type or NOT NULL, dropping an indexed or referenced column):
+/// create the new table under a temporary name, copy the rows, drop the old table, rename
+/// the new one, and create its indexes, triggers and views again
+/// (sqlite.org/lang_altertable.html, "Making Other Kinds Of Table Schema Changes").
+///
+/// It runs inside a migration step's transaction, with foreign keys switched off for the
+/// whole migration (a `DROP TABLE` would otherwise cascade into the join tables and links
+/// of the rows it is about to copy back); the runner checks every foreign key before the
+/// step commits. Columns of the old table that neither the model nor the step accounts for
+/// are carried over as they are: nothing is dropped unless the step names it.
+struct TableRebuild {
+    let connection: Connection
+    /// The model the table is rebuilt into.
+    let table: TableDescription
+    /// The table holding the rows now.
+    let source: String
+    /// Old columns the step consumes (a transform's old model): not carried over.
+    let consumed: Set<String>
+    /// Old columns the step drops explicitly.
+    let dropping: [String]
+    let step: String
+
+    struct OldColumn {
+        let name: String
+        let declaredType: String
+    }
+
+    /// The old table's columns, in order.
+    private(set) var oldColumns: [OldColumn] = []
+    /// Old columns carried into the new table as they are (the model does not have them).
+    private(set) var extras: [OldColumn] = []
+
+    static let temporaryName = "modelstore_rebuild"
+
+    init(
+        connection: Connection, table: TableDescription, source: String, consumed: Set<String> = [], dropping: [String],
+        step: String
+    ) throws {
+        self.connection = connection
+        self.table = table
+        self.source = source
+        self.consumed = Set(consumed.map { $0.lowercased() })
+        self.dropping = dropping
+        self.step = step
+        let statement = try connection.makeStatement("PRAGMA main.table_info(\(quoted(source)))")
+        var columns: [OldColumn] = []
+        try statement.forEachRow { columns.append(OldColumn(name: statement.string(at: 1), declaredType: statement.string(at: 2))) }
+        guard !columns.isEmpty else {
+            throw ModelStoreError(
+                .schemaMismatch, "Migration step '\(step)': there is no table \(source) to rebuild \(table.modelName) from.",
+                model: table.modelName, value: source)
+        }
+        oldColumns = columns
+        try check()
+    }
+
+    /// Whether the old table has a column named `name` (ignoring case, as SQLite does).
+    func oldHas(_ name: String) -> Bool {
+        oldColumns.contains { $0.name.lowercased() == name.lowercased() }
+    }
+
+    private mutating func check() throws {
+        let modelColumns = Set(table.columns.map { $0.name.lowercased() })
+        for name in dropping {
+            guard oldHas(name) else {
+                throw ModelStoreError(
+                    .invalidQuery,
+                    "Migration step '\(step)' drops column \(name), which the table \(source) does not have (its columns: \(oldColumns.map(\.name).joined(separator: ", "))).",
+                    model: table.modelName, column: name)
+            }
+            guard !modelColumns.contains(name.lowercased()) else {
+                throw ModelStoreError(
+                    .invalidQuery, "Migration step '\(step)' drops column \(name), which \(table.modelName) still has.",
+                    model: table.modelName, column: name, suggestion: "Remove the property from the model, or do not drop it.")
+            }
+        }
+        let dropped = Set(dropping.map { $0.lowercased() })
+        extras = oldColumns.filter { column in
+            let name = column.name.lowercased()
+            return !modelColumns.contains(name) && !consumed.contains(name) && !dropped.contains(name)
+        }
+        if source.lowercased() != table.tableName.lowercased(), try SchemaRenamer.exists("table", table.tableName, on: connection) {
+            throw ModelStoreError(
+                .schemaMismatch,
+                "Migration step '\(step)' would rebuild \(source) into \(table.tableName), which already exists; nothing was changed.",
+                model: table.modelName, value: table.tableName,
+                suggestion: "Drop or rename \(table.tableName) first, or read from it instead.")
+        }
+    }
+
+    /// The new table's columns, in the order `fill` must supply them: the model's, then the
+    /// carried extras.
+    var targetColumns: [String] { table.columns.map(\.name) + extras.map(\.name) }
+
+    /// Runs the procedure; `fill` copies the rows into the table named `TableRebuild.temporaryName`.
+    func run(fill: () throws -> Void) throws {
+        let saved = try savedSchemaObjects()
+        for object in saved.dependents {
+            try connection.execute("DROP \(object.type.uppercased()) \(quoted(object.name))")
+        }
+        try connection.execute("DROP TABLE IF EXISTS \(quoted(Self.temporaryName))")
+        let extraDefinitions = extras.map { quoted($0.name) + ($0.declaredType.isEmpty ? "" : " " + $0.declaredType) }
+        try connection.execute(SchemaMigrator.createTableSQL(table, named: Self.temporaryName, extraColumns: extraDefinitions))
+        try fill()
+        try connection.execute("DROP TABLE \(quoted(source))")
+        try connection.execute("ALTER TABLE \(quoted(Self.temporaryName)) RENAME TO \(table.quotedTable)")
+        let kept = Set(targetColumns.map { $0.lowercased() })
+        // An index on a column that is gone goes with it; the others come back as they were
+        // (an expression's part has no column name: it is tried, and a failure says why).
+        for index in saved.indexes where index.columns.allSatisfy({ $0.isEmpty || kept.contains($0.lowercased()) }) {
+            try recreate(index.sql, index.name)
+        }
+        for object in saved.dependents { try recreate(object.sql, object.name) }
+        try SchemaMigrator.prepare(table, on: connection)
+    }
+
+    private func recreate(_ sql: String, _ name: String) throws {
+        do {
+            try connection.execute(sql)
+        } catch var error as ModelStoreError {
+            error.message =
+                "Migration step '\(step)' rebuilt \(table.tableName), but \(name) cannot be created again on it: \(error.message)"
+            error.suggestion = "Drop or change \(name) in the step before the rebuild."
+            throw error
+        }
+    }
+
+    private struct SchemaObject {
+        let type: String
+        let name: String
+        let sql: String
+        var columns: [String] = []
+    }
+
+    /// The old table's own indexes (with their columns; only when the table keeps its name,
+    /// since their SQL names it), and every trigger and view of the
+    /// file: a view or trigger that names the table would stop the rename, so all are set
+    /// aside and made again afterwards.
+    private func savedSchemaObjects() throws -> (indexes: [SchemaObject], dependents: [SchemaObject]) {
+        var indexes: [SchemaObject] = []
+        var dependents: [SchemaObject] = []
+        let statement = try connection.makeStatement(
+            "SELECT type, name, sql, tbl_name FROM main.sqlite_master WHERE sql IS NOT NULL AND type IN ('index', 'trigger', 'view')")
+        try statement.forEachRow {
+            let object = SchemaObject(type: statement.string(at: 0), name: statement.string(at: 1), sql: statement.string(at: 2))
+            if object.type == "index" {
+                let table = statement.string(at: 3).lowercased()
+                if table == source.lowercased(), table == self.table.tableName.lowercased() { indexes.append(object) }
+            } else {
+                dependents.append(object)
+            }
+        }
+        for position in indexes.indices {
+            let info = try connection.makeStatement("PRAGMA main.index_info(\(quoted(indexes[position].name)))")
+            try info.forEachRow { indexes[position].columns.append(info.isNull(at: 2) ? "" : info.string(at: 2)) }
+        }
+        // In the file's order, so a view on another view is made after it.
+        return (indexes, dependents)
+    }
+}

@@ -1,0 +1,105 @@
+/// Renames what an older file stores under a model's former names (`formerNames`): its
+/// table, columns, join tables and their columns, in place with `ALTER TABLE … RENAME`, so
+/// data, indexes, foreign keys and triggers follow. Indexes ModelStore derived from the old
+/// names are dropped, to be created again under the new ones.
+///
+/// A current name that already exists wins: the rename ran before (or the data was never
+/// under the old name), so a declaration whose old name is gone, or left beside the new one,
+/// does nothing. Two former names both present, with the current one missing, are refused:
+/// the store cannot tell which holds the data.
+enum SchemaRenamer {
+    /// Whether any rename would run for `table` (a reader hands such a table to the writer).
+    static func isPending(_ table: TableDescription, on connection: Connection) throws -> Bool {
+        guard !table.former.isEmpty else { return false }
+        return try !plan(table, on: connection).isEmpty
+    }
+
+    /// Renames what needs renaming; runs inside the caller's transaction.
+    static func apply(_ table: TableDescription, on connection: Connection) throws {
+        guard !table.former.isEmpty else { return }
+        for sql in try plan(table, on: connection) { try connection.execute(sql) }
+    }
+
+    /// The statements that bring the file's names up to `table`'s, worked out without
+    /// writing. Columns are looked up under the table's name after its rename.
+    private static func plan(_ table: TableDescription, on connection: Connection) throws -> [String] {
+        let former = table.former
+        var statements: [String] = []
+        let model = table.modelName
+        var tableFound = try exists("table", table.tableName, on: connection)
+        if !tableFound, let old = try present(former.tables, as: "table", on: connection, model: model, current: table.tableName) {
+            statements.append("ALTER TABLE \(quoted(old)) RENAME TO \(table.quotedTable)")
+            tableFound = true
+            statements += try columnRenames(
+                in: old, renamedTo: table.tableName, former.columns, on: connection, model: model)
+        } else if tableFound {
+            statements += try columnRenames(
+                in: table.tableName, renamedTo: table.tableName, former.columns, on: connection, model: model)
+        }
+        for join in table.joinTables {
+            guard let formerJoin = former.joinTables[join.name] else { continue }
+            var source = join.name
+            if !(try exists("table", join.name, on: connection)) {
+                guard let old = try present(formerJoin.names, as: "table", on: connection, model: model, current: join.name) else {
+                    continue
+                }
+                statements.append("ALTER TABLE \(quoted(old)) RENAME TO \(quoted(join.name))")
+                source = old
+            }
+            statements += try columnRenames(in: source, renamedTo: join.name, formerJoin.columns, on: connection, model: model)
+        }
+        for (current, formers) in former.indexes.sorted(by: { $0.key < $1.key }) {
+            guard !(try exists("index", current, on: connection)) else { continue }
+            for old in formers where try exists("index", old, on: connection) {
+                statements.append("DROP INDEX \(quoted(old))")
+            }
+        }
+        return statements
+    }
+
+    /// `RENAME COLUMN` for each current column missing from `source` whose former name it has.
+    private static func columnRenames(
+        in source: String, renamedTo target: String, _ formers: [String: [String]], on connection: Connection, model: String
+    ) throws -> [String] {
+        guard !formers.isEmpty else { return [] }
+        var stored = Set<String>()
+        let statement = try connection.makeStatement("PRAGMA table_info(\(quoted(source)))")
+        try statement.forEachRow { stored.insert(statement.string(at: 1).lowercased()) }
+        var statements: [String] = []
+        for (column, names) in formers.sorted(by: { $0.key < $1.key }) where !stored.contains(column.lowercased()) {
+            let found = names.filter { stored.contains($0.lowercased()) }
+            guard !found.isEmpty else { continue }
+            guard found.count == 1 else {
+                throw ModelStoreError(
+                    .schemaMismatch,
+                    "\(model): the stored table \(source) has columns \(found.joined(separator: " and ")), all former names of \(column); the store cannot tell which holds its values. Nothing was changed.",
+                    model: model, column: column,
+                    suggestion: "Drop or rename all but one of them (a migration step can), or remove the extra formerNames declaration.")
+            }
+            statements.append("ALTER TABLE \(quoted(target)) RENAME COLUMN \(quoted(found[0])) TO \(quoted(column))")
+        }
+        return statements
+    }
+
+    /// The one of `names` the file has, or nil; several present is ambiguous.
+    private static func present(_ names: [String], as type: String, on connection: Connection, model: String, current: String)
+        throws -> String?
+    {
+        var found: [String] = []
+        for name in names where try exists(type, name, on: connection) { found.append(name) }
+        guard found.count <= 1 else {
+            throw ModelStoreError(
+                .schemaMismatch,
+                "\(model): the file has tables \(found.joined(separator: " and ")), all former names of \(current); the store cannot tell which holds its records. Nothing was changed.",
+                model: model, value: found.joined(separator: ", "),
+                suggestion: "Drop or rename all but one of them (a migration step can), or remove the extra formerNames declaration.")
+        }
+        return found.first
+    }
+
+    /// Whether the main schema has a table or index named `name` (SQLite ignores case).
+    static func exists(_ type: String, _ name: String, on connection: Connection) throws -> Bool {
+        try connection.scalar(
+            "SELECT 1 FROM main.sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE", [.text(type), .text(name)]) != nil
+    }
+}
