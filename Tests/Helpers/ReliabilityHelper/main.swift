@@ -5,6 +5,8 @@
 //                                              transaction with the Ledger); prints "started"
 //   ReliabilityHelper hold-write-lock <path>   opens a write transaction, prints "locked",
 //                                              commits when a line arrives on standard input
+//   ReliabilityHelper migrate <path>           prints "opening", opens the store with the
+//                                              MigratingParcels steps, prints "migrated <steps>"
 //   ReliabilityHelper count-and-exit <path>    counts the parcels, prints the count and exits;
 //                                              as the file's last connection in its process it
 //                                              checkpoints and deletes -wal and -shm if it can
@@ -46,10 +48,17 @@ func holdWriteLock(_ store: ModelStore) throws {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock|count-and-exit <path>\n".utf8))
+    FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock|migrate|count-and-exit <path>\n".utf8))
     exit(2)
 }
 do {
+    if arguments[1] == "migrate" {
+        say("opening")
+        let store = try ModelStore(path: arguments[2], configuration: .init(busyTimeout: 0.2, migrations: MigratingParcels.steps))
+        say("migrated " + (try store.appliedMigrations()).joined(separator: ","))
+        try store.close()
+        exit(0)
+    }
     let store = try ModelStore(path: arguments[2])
     switch arguments[1] {
     case "write-batches": try writeBatches(store)
