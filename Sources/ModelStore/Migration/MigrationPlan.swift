@@ -63,7 +63,10 @@ enum MigrationPlanner {
             try? connection.execute("ROLLBACK")
         }
         connection.setTrace { collector.add($0) }
-        let pending = try MigrationRunner.pending(steps, applied: MigrationRunner.applied(on: connection))
+        let applied = try MigrationRunner.applied(on: connection)
+        var pending = try MigrationRunner.pending(steps, applied: applied)
+        // A new file runs no step (see `MigrationRunner.run`).
+        if applied.isEmpty, try MigrationRunner.isNew(connection) { pending = [] }
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS \(MigrationRunner.versionTable) (position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied REAL NOT NULL)"
         )

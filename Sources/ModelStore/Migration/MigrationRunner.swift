@@ -68,7 +68,7 @@ enum MigrationRunner {
         try validate(steps)
         guard !steps.isEmpty, let first = try pending(steps, applied: applied(on: connection)).first else { return }
         var backup: String?
-        if let backupPath {
+        if let backupPath, try !isNew(connection) {
             backup = backupPath + ".before-" + String(first.name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })
             try copy(connection, to: backup!, before: first.name)
         }
@@ -85,6 +85,12 @@ enum MigrationRunner {
                 let recorded = try applied(on: connection)
                 // Another process may have run it while this one waited for the lock.
                 guard try pending(steps, applied: recorded).first?.name == step.name else { return }
+                if recorded.isEmpty, try isNew(connection) {
+                    // A new file: its tables will be made from the current models, so every
+                    // step is done already. Recorded, none run.
+                    for (position, step) in steps.enumerated() { try record(step.name, position: position, on: connection) }
+                    return
+                }
                 try runStep(step, position: recorded.count, on: connection, backup: backup)
             }
         }
@@ -95,14 +101,25 @@ enum MigrationRunner {
         let context = MigrationContext(connection: connection, stepName: step.name)
         defer { context.isActive = false }
         do {
-            try step.body(context)
+            try connection.refusingTransactionControl { try step.body(context) }
             try checkForeignKeys(on: connection, step: step.name)
-            try connection.execute(
-                "INSERT INTO \(versionTable) (position, name, applied) VALUES (?, ?, ?)",
-                [.integer(Int64(position)), .text(step.name), .real(Date().timeIntervalSince1970)])
+            try record(step.name, position: position, on: connection)
         } catch {
             throw failure(of: step.name, error, backup: backup)
         }
+    }
+
+    private static func record(_ name: String, position: Int, on connection: Connection) throws {
+        try connection.execute(
+            "INSERT INTO \(versionTable) (position, name, applied) VALUES (?, ?, ?)",
+            [.integer(Int64(position)), .text(name), .real(Date().timeIntervalSince1970)])
+    }
+
+    /// Whether the file holds no table but ModelStore's own: a new file.
+    static func isNew(_ connection: Connection) throws -> Bool {
+        try connection.scalar(
+            "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'modelstore\\_%' ESCAPE '\\' LIMIT 1"
+        ) == nil
     }
 
     /// A step's error, saying which step failed, that it was undone, and where the backup is.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One named, versioned change of a store's schema or data, for what a model's declarations
 /// cannot say: a type change, a computed value, a new primary key, a column dropped.
 ///
@@ -20,7 +22,10 @@
 ///
 /// Steps run before any model is used, on the file as it is: a step that names tables or
 /// columns in SQL should first bring the models it relies on up to their declarations
-/// (renames, new columns) with `MigrationContext.prepare(_:)`.
+/// (renames, new columns) with `MigrationContext.prepare(_:)`. The context's helpers do
+/// nothing to a table the file does not have (a model never used): its table is made in the
+/// new shape on first use. A new file runs no step: it records them all as done, since its
+/// tables are made from the current models.
 public struct MigrationStep: Sendable {
     /// The step's name, recorded in the file once it has run. Unique within the list.
     public let name: String
@@ -54,6 +59,8 @@ public final class MigrationContext {
     /// The step's name, for messages.
     public let stepName: String
     var isActive = true
+    /// The thread running the step: the connection serves one thread at a time.
+    private let thread = ObjectIdentifier(Thread.current)
 
     init(connection: Connection, stepName: String) {
         self.connection = connection
@@ -66,7 +73,21 @@ public final class MigrationContext {
                 .invalidQuery, "The context of migration step '\(stepName)' was used after the step ended.",
                 suggestion: "Do all of a step's work inside its closure.")
         }
+        guard thread == ObjectIdentifier(Thread.current) else {
+            throw ModelStoreError(
+                .reentrancy, "The context of migration step '\(stepName)' was used from another thread than the step's.",
+                suggestion: "Do a step's work on the thread that runs it; the step's connection serves one thread.")
+        }
         return connection
+    }
+
+    /// SQLite's refusal of `BEGIN`, `COMMIT` or `ROLLBACK`, said in the step's terms.
+    private func explained(_ error: any Error) -> any Error {
+        guard var error = error as? ModelStoreError, error.sqliteCode == 23 else { return error }  // SQLITE_AUTH
+        error.message =
+            "Migration step '\(stepName)' tried to begin, commit or roll back a transaction; each step runs in its own transaction, which only the store ends."
+        error.suggestion = "Remove the statement; throw from the step to roll it back."
+        return error
     }
 
     /// Runs SQL: one statement with `arguments` bound to its `?` placeholders, or, without
@@ -78,10 +99,14 @@ public final class MigrationContext {
     /// - Throws: `ModelStoreError` from SQLite, which rolls the step back when it escapes.
     public func execute(_ sql: String, arguments: [any SQLValueConvertible] = []) throws {
         let connection = try active()
-        if arguments.isEmpty {
-            try connection.execute(sql)
-        } else {
-            try connection.makeStatement(sql).execute(arguments.map { try $0.sqlValue })
+        do {
+            if arguments.isEmpty {
+                try connection.execute(sql)
+            } else {
+                try connection.makeStatement(sql).execute(arguments.map { try $0.sqlValue })
+            }
+        } catch {
+            throw explained(error)
         }
     }
 
@@ -150,6 +175,9 @@ public final class MigrationContext {
     ) throws {
         let connection = try active()
         let oldTable = try TableDescription.of(old)
+        try SchemaRenamer.apply(oldTable, on: connection)
+        // No table, no records: `New`'s table is made in its new shape on first use.
+        guard try SchemaRenamer.exists("table", oldTable.tableName, on: connection) else { return }
         try SchemaMigrator.prepare(oldTable, on: connection)
         let newTable = try TableDescription.of(new)
         if newTable.tableName.lowercased() == oldTable.tableName.lowercased() {
@@ -219,6 +247,7 @@ public final class MigrationContext {
         let connection = try active()
         let table = try TableDescription.of(type)
         try SchemaRenamer.apply(table, on: connection)
+        guard try SchemaRenamer.exists("table", table.tableName, on: connection) else { return }
         let rebuild = try TableRebuild(connection: connection, table: table, source: table.tableName, dropping: dropping, step: stepName)
         let targets = rebuild.targetColumns
         for name in values.keys where !targets.contains(name) {
@@ -240,16 +269,18 @@ public final class MigrationContext {
     }
 
     /// Drops the column `column` of `table` (with any index on it), keeping every other
-    /// column and row. A column SQLite cannot drop in place (part of the key, a unique
+    /// column and row; nothing when the file has no table `table`. A column SQLite cannot drop in place (part of the key, a unique
     /// constraint or a foreign key) needs `rebuild(_:values:dropping:)`.
     ///
     /// ```swift
     /// try step.dropColumn("city", from: "Team")
     /// ```
-    /// - Throws: `ModelStoreError` `.invalidQuery` when there is no such column.
+    /// - Throws: `ModelStoreError` `.invalidQuery` when the table has no such column.
     public func dropColumn(_ column: String, from table: String) throws {
         let connection = try active()
-        guard try columns(of: table).contains(where: { $0.lowercased() == column.lowercased() }) else {
+        let columns = try columns(of: table)
+        guard !columns.isEmpty else { return }
+        guard columns.contains(where: { $0.lowercased() == column.lowercased() }) else {
             throw ModelStoreError(
                 .invalidQuery, "Migration step '\(stepName)' drops column \(column) of \(table), which has no such column.",
                 column: column, value: table)
@@ -264,12 +295,10 @@ public final class MigrationContext {
         try connection.execute("ALTER TABLE \(quoted(table)) DROP COLUMN \(quoted(column))")
     }
 
-    /// Drops the table `name` and everything in it.
-    /// - Throws: `ModelStoreError` `.invalidQuery` when there is no such table.
+    /// Drops the table `name` and everything in it; nothing when the file has no such table.
+    /// - Throws: `ModelStoreError` from SQLite.
     public func dropTable(_ name: String) throws {
-        guard try tableExists(name) else {
-            throw ModelStoreError(.invalidQuery, "Migration step '\(stepName)' drops table \(name), which does not exist.", value: name)
-        }
+        guard try tableExists(name) else { return }
         try active().execute("DROP TABLE \(quoted(name))")
     }
 }

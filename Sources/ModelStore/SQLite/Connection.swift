@@ -257,6 +257,16 @@ final class Connection {
         }
     }
 
+    /// Runs `body` with `BEGIN`, `COMMIT` and `ROLLBACK` refused (SQLite's authorizer):
+    /// work that must stay inside the caller's transaction, such as a migration step, cannot
+    /// end it half way. Such a statement fails with SQLite's "not authorized" (`SQLITE_AUTH`).
+    func refusingTransactionControl<T>(_ body: () throws -> T) rethrows -> T {
+        sqlite3_set_authorizer(
+            handle, { _, action, _, _, _, _ in action == SQLITE_TRANSACTION ? SQLITE_DENY : SQLITE_OK }, nil)
+        defer { sqlite3_set_authorizer(handle, nil, nil) }
+        return try body()
+    }
+
     // MARK: Tracing
 
     /// Sends the SQL of every statement this connection runs to `handler`, or stops when nil.

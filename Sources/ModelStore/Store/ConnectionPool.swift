@@ -52,6 +52,17 @@ final class ConnectionPool: @unchecked Sendable {
     private var identity: FileIdentity?
     /// What runs once when the writer opens (see `MigrationRunner`).
     private let migrations: Migrations
+    /// The thread running the migration steps, while it runs them.
+    private var migratingThread: ObjectIdentifier?
+    /// The store that owns the pool, set once it exists: its calls from inside a migration
+    /// step are refused (see `SessionContext.isMigrating`).
+    private var owner: ObjectIdentifier?
+
+    func adopt(owner: ObjectIdentifier) {
+        condition.lock()
+        self.owner = owner
+        condition.unlock()
+    }
 
     struct Migrations: Sendable {
         var steps: [MigrationStep] = []
@@ -103,6 +114,19 @@ final class ConnectionPool: @unchecked Sendable {
     /// Opens the writer (or, read-only, the first reader) once; caller holds the lock.
     private func prepare() throws {
         if closed { throw Self.closedError(locationDescription) }
+        guard !isPrepared else { return }
+        // Migration steps run with the lock released (see `migrate`): another thread waits
+        // for them; a step calling into its own store would wait for itself, so it is refused.
+        while let thread = migratingThread {
+            guard thread != ObjectIdentifier(Thread.current) else {
+                throw ModelStoreError(
+                    .reentrancy,
+                    "A migration step of the store at \(locationDescription) called the store itself, which cannot be used until its steps have run.",
+                    suggestion: "Do a step's work through the MigrationContext it is given (execute, transform, rebuild).")
+            }
+            condition.wait()
+            if closed { throw Self.closedError(locationDescription) }
+        }
         guard !isPrepared else { return }
         let path = try preparedPath()
         switch location {
@@ -174,13 +198,31 @@ final class ConnectionPool: @unchecked Sendable {
     /// failure closes it: the store stays unopened, and the next call tries again.
     private func migrate(_ connection: Connection, backupPath: String?) throws {
         guard !migrations.steps.isEmpty else { return }
-        do {
+        // The steps run without the pool's lock, which a step calling the store would
+        // otherwise wait for forever: `prepare` refuses that call, and makes others wait.
+        migratingThread = ObjectIdentifier(Thread.current)
+        condition.unlock()
+        let run = {
             try MigrationRunner.run(
-                migrations.steps, on: connection, backupPath: migrations.backsUp ? backupPath : nil,
-                waitLimit: max(migrations.waitLimit, busyTimeout))
-        } catch {
+                self.migrations.steps, on: connection, backupPath: self.migrations.backsUp ? backupPath : nil,
+                waitLimit: max(self.migrations.waitLimit, self.busyTimeout))
+        }
+        let owner = self.owner
+        let outcome = Result {
+            guard let owner else { return try run() }
+            try SessionContext.with(store: owner, link: PooledConnection(connection), isWriter: true, isMigrating: true, run)
+        }
+        condition.lock()
+        migratingThread = nil
+        condition.broadcast()
+        if case .failure(let error) = outcome {
             connection.close()
             throw error
+        }
+        // Closed while the steps ran: the new writer must not outlive the store.
+        if closed {
+            connection.close()
+            throw Self.closedError(locationDescription)
         }
     }
 

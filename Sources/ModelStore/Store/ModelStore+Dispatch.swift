@@ -13,6 +13,7 @@ extension ModelStore {
     func read<T>(_ body: (Session) throws -> T) throws -> T {
         do {
             if let context = SessionContext.current(for: id) {
+                if context.isMigrating { throw Self.callInsideMigration() }
                 return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
             }
             try refuseInsideBlock()
@@ -33,6 +34,7 @@ extension ModelStore {
     func write<T>(_ body: (Session) throws -> T) throws -> T {
         do {
             if let context = SessionContext.current(for: id) {
+                if context.isMigrating { throw Self.callInsideMigration() }
                 guard context.isWriter else { throw Self.writeInsideRead() }
                 let link = context.link
                 do {
@@ -47,6 +49,12 @@ extension ModelStore {
         } catch {
             throw attributed(error)
         }
+    }
+
+    static func callInsideMigration() -> ModelStoreError {
+        ModelStoreError(
+            .reentrancy, "A migration step called the store it migrates, which cannot be used until its steps have run.",
+            suggestion: "Do a step's work through the MigrationContext it is given (execute, rows, transform, rebuild).")
     }
 
     static func writeInsideRead() -> ModelStoreError {

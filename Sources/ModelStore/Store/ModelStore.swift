@@ -146,6 +146,7 @@ public final class ModelStore: Sendable {
         let completions = DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")")
         completions.setSpecific(key: completionKey, value: true)
         self.completionQueueBox = Locked(completions)
+        pool.adopt(owner: ObjectIdentifier(self))
     }
 
     /// Where completion handlers run. By default a serial queue of the store's own, which

@@ -12,12 +12,16 @@ final class SessionContext {
     let store: ObjectIdentifier
     let link: PooledConnection
     let isWriter: Bool
+    /// The store's migration steps are running: calls on the store are refused, since it is
+    /// not open yet and they would wait for the steps that made them.
+    let isMigrating: Bool
     let previous: SessionContext?
 
-    private init(store: ObjectIdentifier, link: PooledConnection, isWriter: Bool, previous: SessionContext?) {
+    private init(store: ObjectIdentifier, link: PooledConnection, isWriter: Bool, isMigrating: Bool, previous: SessionContext?) {
         self.store = store
         self.link = link
         self.isWriter = isWriter
+        self.isMigrating = isMigrating
         self.previous = previous
     }
 
@@ -43,9 +47,9 @@ final class SessionContext {
 
     /// Runs `body` marked as `store`'s work on `link`.
     static func with<T>(
-        store: ObjectIdentifier, link: PooledConnection, isWriter: Bool, _ body: () throws -> T
+        store: ObjectIdentifier, link: PooledConnection, isWriter: Bool, isMigrating: Bool = false, _ body: () throws -> T
     ) rethrows -> T {
-        let context = SessionContext(store: store, link: link, isWriter: isWriter, previous: top)
+        let context = SessionContext(store: store, link: link, isWriter: isWriter, isMigrating: isMigrating, previous: top)
         // Unretained is safe: `withExtendedLifetime` below keeps the context alive for as long
         // as the thread-local slot points at it, and the `defer` restores the previous
         // context (kept alive by its own frame further up this thread's stack) before

@@ -85,10 +85,79 @@ struct MigrationStepTests {
         #expect(try rows("SELECT name FROM log ORDER BY rowid") == [[.text("a")], [.text("b")], [.text("c")]])
     }
 
-    @Test func anInMemoryStoreRunsItsStepsOnFirstUse() throws {
-        let store = ModelStore.inMemory(configuration: .init(migrations: [Self.logging("a")]))
-        #expect(try store.appliedMigrations() == ["a"])
-        #expect(try store.rawRows("SELECT name FROM log") == [[.text("a")]])
+    @Test(arguments: StoreKind.allCases)
+    func aNewFileRecordsEveryStepWithoutRunningIt(_ kind: StoreKind) throws {
+        let test = try TestStore(kind, configuration: .init(migrations: [Self.logging("a"), Self.logging("b")]))
+        #expect(try test.store.appliedMigrations() == ["a", "b"])
+        #expect(try test.rawRows("SELECT 1 FROM sqlite_master WHERE name = 'log'").isEmpty)
+    }
+
+    @Test func helpersDoNothingToTablesTheFileDoesNotHave() throws {
+        defer { cleanUp() }
+        try seed()
+        let store = try open([
+            MigrationStep("absent tables") { step in
+                try step.rebuild(V3.Contract.self)
+                try step.transform(HistoryTests.Unused.self, to: HistoryTests.Unused.self) { $0 }
+                try step.dropColumn("x", from: "Nowhere")
+                try step.dropTable("Nowhere")
+            }
+        ])
+        #expect(try store.appliedMigrations() == ["absent tables"])
+        try store.close()
+        #expect(try rows("SELECT 1 FROM sqlite_master WHERE name IN ('Unused', 'Nowhere', 'Contract')").isEmpty)
+    }
+
+    @Test func aStepCannotEndItsOwnTransaction() throws {
+        defer { cleanUp() }
+        try seed()
+        for control in ["COMMIT", "ROLLBACK", "BEGIN"] {
+            let error = #expect(throws: ModelStoreError.self) {
+                try open([
+                    MigrationStep("sneaky") { step in
+                        try step.execute("UPDATE Gadget SET name = 'changed'")
+                        try step.execute(control)
+                    }
+                ])
+            }
+            #expect(error?.code == .migrationFailed)
+            #expect(error?.message.contains("begin, commit or roll back") == true, "\(control)")
+            #expect(try rows("SELECT name FROM Gadget ORDER BY id") == gadgets.map { [.text($0.name)] }, "\(control)")
+        }
+    }
+
+    @Test(arguments: ["read", "write", "transaction", "readBlock", "isReadOnly"])
+    func aStepCallingItsOwnStoreIsRefusedInsteadOfWaitingForItself(_ call: String) throws {
+        defer { cleanUp() }
+        try seed()
+        final class Box: @unchecked Sendable {
+            // @unchecked: set before the store's first use, read by the step on that thread.
+            var store: ModelStore?
+        }
+        let box = Box()
+        let step = MigrationStep("calls the store") { _ in
+            let store = try #require(box.store)
+            switch call {
+            case "read": _ = try Gadget.count(in: store)
+            case "write": try Gadget(id: 9, name: "x").save(in: store)
+            case "transaction": try store.transaction { _ = try Gadget.count(in: store) }
+            case "readBlock": try store.read { _ = try Gadget.count(in: store) }
+            default: #expect(!store.isReadOnly)  // answers without waiting for the steps
+            }
+        }
+        // A store that opens on first use, as the default store does.
+        let store = ModelStore(location: .file(path), path: path, configuration: .init(migrations: [step]), createsDirectory: false)
+        box.store = store
+        if call == "isReadOnly" {
+            try Gadget(id: 4, name: "bulb").save(in: store)
+            #expect(try store.appliedMigrations() == ["calls the store"])
+        } else {
+            let error = #expect(throws: ModelStoreError.self) { try Gadget(id: 4, name: "bulb").save(in: store) }
+            #expect(error?.code == .migrationFailed)
+            #expect(error?.message.contains("called the store") == true, "\(error?.message ?? "")")
+            #expect(try rows("SELECT count(*) FROM Gadget") == [[.integer(3)]])
+        }
+        try store.close()
     }
 
     @Test func anSQLStepBindsItsArguments() throws {
