@@ -35,6 +35,11 @@ let package = Package(
         .target(name: "CContender", dependencies: ["BenchCore", "CBaseline"]),
         .target(name: "GRDBContender", dependencies: ["BenchCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "ModelStoreContender", dependencies: ["BenchCore", .product(name: "ModelStore", package: root)]),
+        // The time to migrate a million records, next to the same work as plain SQL or C.
+        .executableTarget(
+            name: "migration-bench",
+            dependencies: ["CBaseline", .product(name: "ModelStore", package: root)]
+        ),
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]

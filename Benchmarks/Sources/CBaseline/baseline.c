@@ -392,3 +392,40 @@ int64_t cb_heap_in_use(void) {
     return -1;
 #endif
 }
+
+/// The migration benchmark's transform, as a careful C programmer writes it: SQLite's
+/// table-rebuild procedure, with each row read, converted in C (cost in currency units →
+/// whole cents) and inserted through one prepared statement.
+int cb_transform_items(cb_db *db) {
+    int rc = sqlite3_exec(db->handle,
+        "PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE;"
+        "CREATE TABLE item_new (id INTEGER NOT NULL, name TEXT NOT NULL, costCents INTEGER, qty INTEGER NOT NULL, PRIMARY KEY (id))",
+        NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_stmt *select = NULL, *insert = NULL;
+    rc = sqlite3_prepare_v2(db->handle, "SELECT id, name, cost, qty FROM Item", -1, &select, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db->handle, "INSERT INTO item_new (id, name, costCents, qty) VALUES (?, ?, ?, ?)", -1, &insert, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(select)) == SQLITE_ROW) {
+        sqlite3_bind_int64(insert, 1, sqlite3_column_int64(select, 0));
+        sqlite3_bind_text(insert, 2, (const char *)sqlite3_column_text(select, 1), sqlite3_column_bytes(select, 1), SQLITE_TRANSIENT);
+        if (sqlite3_column_type(select, 2) == SQLITE_NULL) {
+            sqlite3_bind_null(insert, 3);
+        } else {
+            sqlite3_bind_int64(insert, 3, llround(sqlite3_column_double(select, 2) * 100));
+        }
+        sqlite3_bind_int64(insert, 4, sqlite3_column_int64(select, 3));
+        rc = sqlite3_step(insert) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db->handle);
+        sqlite3_reset(insert);
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    sqlite3_finalize(select);
+    sqlite3_finalize(insert);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_exec(db->handle,
+            "DROP TABLE Item; ALTER TABLE item_new RENAME TO Item;"
+            "CREATE INDEX index_Item_name ON Item (name); PRAGMA foreign_key_check; COMMIT; PRAGMA foreign_keys = ON",
+            NULL, NULL, NULL);
+    }
+    if (rc != SQLITE_OK) sqlite3_exec(db->handle, "ROLLBACK; PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    return rc;
+}

@@ -33,6 +33,8 @@ cb_db *cb_open(const char *path);
 void cb_close(cb_db *db);
 int cb_exec(cb_db *db, const char *sql);
 const char *cb_error(cb_db *db);
+/// The migration benchmark's row-by-row transform of Item (cost → whole cents), in C.
+int cb_transform_items(cb_db *db);
 
 int cb_insert_items(cb_db *db, const cb_item *items, int count);
 int cb_upsert_items(cb_db *db, const cb_item *items, int count);
