@@ -119,37 +119,53 @@ note("Rename…")
 // Each contender's result is checked the same way, through ModelStore's models.
 let renamed: (String) throws -> Void = { path in
     let store = try ModelStore(path: path)
-    guard try Product.find(key: 7, in: store)?.price == 0.07, try Product.count(in: store) == rows + 1 else { fatalError("rename lost data") }
+    guard try Product.find(key: 7, in: store)?.price == 0.07, try Product.count(in: store) == rows + 1 else {
+        fatalError("rename lost data")
+    }
     try store.close()
 }
-let renameModelStore = try time("rename-ms", { path in
-    let store = try ModelStore(path: path)
-    // The first write using the model renames the table and the column.
-    try store.transaction { _ = try Product.find(key: 1, in: store) }
-    try store.close()
-}, check: renamed)
-let renameSQL = try time("rename-sql", plainSQL("BEGIN IMMEDIATE; ALTER TABLE Item RENAME TO Product; ALTER TABLE Product RENAME COLUMN cost TO price; DROP INDEX index_Item_name; CREATE INDEX index_Product_name ON Product (name); COMMIT"), check: renamed)
+let renameModelStore = try time(
+    "rename-ms",
+    { path in
+        let store = try ModelStore(path: path)
+        // The first write using the model renames the table and the column.
+        try store.transaction { _ = try Product.find(key: 1, in: store) }
+        try store.close()
+    }, check: renamed)
+let renameSQL = try time(
+    "rename-sql",
+    plainSQL(
+        "BEGIN IMMEDIATE; ALTER TABLE Item RENAME TO Product; ALTER TABLE Product RENAME COLUMN cost TO price; DROP INDEX index_Item_name; CREATE INDEX index_Product_name ON Product (name); COMMIT"
+    ), check: renamed)
 results.append(("declared rename (table and column)", renameModelStore, renameSQL))
 
 note("Rebuild…")
 let rebuildStep = MigrationStep("key by code") { step in
-    try step.rebuild(ItemByCode.self, values: ["code": "'item-' || id", "costCents": "CAST(round(cost * 100) AS INTEGER)"], dropping: ["cost"])
+    try step.rebuild(
+        ItemByCode.self, values: ["code": "'item-' || id", "costCents": "CAST(round(cost * 100) AS INTEGER)"], dropping: ["cost"])
 }
 let rebuilt: (String) throws -> Void = { path in
     let store = try ModelStore(path: path)
-    guard try ItemByCode.find(key: "item-7", in: store)?.costCents == 7, try ItemByCode.count(in: store) == rows + 1 else { fatalError("rebuild lost data") }
+    guard try ItemByCode.find(key: "item-7", in: store)?.costCents == 7, try ItemByCode.count(in: store) == rows + 1 else {
+        fatalError("rebuild lost data")
+    }
     try store.close()
 }
-let rebuildModelStore = try time("rebuild-ms", { path in
-    try ModelStore(path: path, configuration: .init(migrations: [rebuildStep])).close()
-}, check: rebuilt)
-let rebuildSQL = try time("rebuild-sql", plainSQL("""
-    PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE;
-    CREATE TABLE item_new (code TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, costCents INTEGER, qty INTEGER NOT NULL, PRIMARY KEY (code));
-    INSERT INTO item_new (code, id, name, costCents, qty) SELECT 'item-' || id, id, name, CAST(round(cost * 100) AS INTEGER), qty FROM Item;
-    DROP TABLE Item; ALTER TABLE item_new RENAME TO Item; CREATE INDEX index_Item_name ON Item (name);
-    PRAGMA foreign_key_check; COMMIT; PRAGMA foreign_keys = ON
-    """), check: rebuilt)
+let rebuildModelStore = try time(
+    "rebuild-ms",
+    { path in
+        try ModelStore(path: path, configuration: .init(migrations: [rebuildStep])).close()
+    }, check: rebuilt)
+let rebuildSQL = try time(
+    "rebuild-sql",
+    plainSQL(
+        """
+        PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE;
+        CREATE TABLE item_new (code TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, costCents INTEGER, qty INTEGER NOT NULL, PRIMARY KEY (code));
+        INSERT INTO item_new (code, id, name, costCents, qty) SELECT 'item-' || id, id, name, CAST(round(cost * 100) AS INTEGER), qty FROM Item;
+        DROP TABLE Item; ALTER TABLE item_new RENAME TO Item; CREATE INDEX index_Item_name ON Item (name);
+        PRAGMA foreign_key_check; COMMIT; PRAGMA foreign_keys = ON
+        """), check: rebuilt)
 results.append(("rebuild step (new key, REAL → INTEGER)", rebuildModelStore, rebuildSQL))
 
 note("Transform…")
@@ -160,22 +176,30 @@ let transformStep = MigrationStep("cents") { step in
 }
 let transformed: (String) throws -> Void = { path in
     let store = try ModelStore(path: path)
-    guard try ItemInCents.find(key: 7, in: store)?.costCents == 7, try ItemInCents.count(in: store) == rows + 1 else { fatalError("transform lost data") }
+    guard try ItemInCents.find(key: 7, in: store)?.costCents == 7, try ItemInCents.count(in: store) == rows + 1 else {
+        fatalError("transform lost data")
+    }
     try store.close()
 }
-let transformModelStore = try time("transform-ms", { path in
-    try ModelStore(path: path, configuration: .init(migrations: [transformStep])).close()
-}, check: transformed)
-let transformC = try time("transform-c", { path in
-    let db = cb_open(path)
-    defer { cb_close(db) }
-    guard cb_transform_items(db) == 0 else { throw ModelStoreError(.sqlite, String(cString: cb_error(db))) }
-}, check: transformed)
+let transformModelStore = try time(
+    "transform-ms",
+    { path in
+        try ModelStore(path: path, configuration: .init(migrations: [transformStep])).close()
+    }, check: transformed)
+let transformC = try time(
+    "transform-c",
+    { path in
+        let db = cb_open(path)
+        defer { cb_close(db) }
+        guard cb_transform_items(db) == 0 else { throw ModelStoreError(.sqlite, String(cString: cb_error(db))) }
+    }, check: transformed)
 results.append(("transform step (Swift closure per record; C loop)", transformModelStore, transformC))
 
 print("Migrating \(rows) records, median of \(reps) (ms; each run on a fresh copy, opening included):")
 print("| migration | ModelStore | plain SQL / C | ratio |")
 print("|---|---:|---:|---:|")
 for (label, store, baseline) in results {
-    print("| \(label) | \(String(format: "%.1f", store)) | \(String(format: "%.1f", baseline)) | \(String(format: "%.2f", store / baseline)) |")
+    print(
+        "| \(label) | \(String(format: "%.1f", store)) | \(String(format: "%.1f", baseline)) | \(String(format: "%.2f", store / baseline)) |"
+    )
 }

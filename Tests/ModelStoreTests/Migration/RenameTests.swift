@@ -142,3 +142,78 @@ struct RenameTests {
         try renaming.close()
     }
 }
+
+// One-way links whose targets are renamed: the link column follows the target's key, the
+// join table's column follows the target's table and key.
+private enum Before {
+    struct Kid: StoredModel, Equatable {
+        var kidId: Int64
+        var pet: Pet?
+        var toys: [Toy]?
+        static let primaryKey = ["kidId"]
+        static let relationships: [Relationship<Kid>] = [.toOne(\.pet), .toMany(\.toys)]
+    }
+
+    struct Pet: StoredModel, Equatable {
+        var petId: Int64
+        var name: String
+        static let primaryKey = ["petId"]
+    }
+
+    struct Toy: StoredModel, Equatable {
+        var toyId: Int64
+        var name: String
+        static let primaryKey = ["toyId"]
+    }
+}
+
+private enum After {
+    struct Kid: StoredModel, Equatable {
+        var kidId: Int64
+        var pet: Animal?
+        var playthings: [Plaything]?
+        static let primaryKey = ["kidId"]
+        static let relationships: [Relationship<Kid>] = [.toOne(\.pet), .toMany(\.playthings)]
+        static let formerNames: [FormerName<Kid>] = [.property(\.playthings, from: "toys")]
+    }
+
+    struct Animal: StoredModel, Equatable {
+        var animalId: Int64
+        var name: String
+        static let primaryKey = ["animalId"]
+        static let formerNames: [FormerName<Animal>] = [.table(from: "Pet"), .property(\.animalId, from: "petId")]
+    }
+
+    struct Plaything: StoredModel, Equatable {
+        var code: Int64
+        var name: String
+        static let primaryKey = ["code"]
+        static let formerNames: [FormerName<Plaything>] = [.table(from: "Toy"), .property(\.code, from: "toyId")]
+    }
+}
+
+extension RenameTests {
+    @Test func renamedTargetsCarryTheirLinkColumnsAndOneWayJoinTablesAlong() throws {
+        let test = try TestStore(.file)
+        try Before.Kid(
+            kidId: 1, pet: Before.Pet(petId: 5, name: "Rex"),
+            toys: [Before.Toy(toyId: 7, name: "ball"), Before.Toy(toyId: 8, name: "kite")]
+        ).save(in: test.store)
+        try Before.Kid(kidId: 2, pet: nil, toys: [Before.Toy(toyId: 8, name: "kite")]).save(in: test.store)
+
+        let kids = try After.Kid.findAll(loading: .direct, in: test.store).sorted { $0.kidId < $1.kidId }
+        #expect(kids.map(\.pet) == [After.Animal(animalId: 5, name: "Rex"), nil])
+        #expect(kids.map { ($0.playthings ?? []).map(\.code).sorted() } == [[7, 8], [8]])
+        let kidColumns = try test.rawRows("SELECT name FROM pragma_table_info('Kid') ORDER BY cid").map { $0[0] }
+        #expect(kidColumns == [.text("kidId"), .text("pet_animalId")])
+        let join = try test.rawRows("SELECT name FROM pragma_table_info('Kid_playthings') ORDER BY cid").map { $0[0] }
+        #expect(join == [.text("Kid_playthings_kidId"), .text("Plaything_code")])
+        let leftovers = try test.rawRows(
+            "SELECT name FROM sqlite_master WHERE name GLOB '*Toy*' OR name GLOB '*Pet*' OR name GLOB '*petId*' OR name GLOB '*toyId*'")
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        #expect(try test.rawRows("PRAGMA foreign_key_check").isEmpty)
+        // The links still work both ways: a deleted animal clears the link (one-way to-one).
+        _ = try After.Animal.delete(key: 5, in: test.store)
+        #expect(try After.Kid.find(key: 1, loading: .direct, in: test.store)?.pet == nil)
+    }
+}
