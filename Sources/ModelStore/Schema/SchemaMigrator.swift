@@ -17,6 +17,7 @@ enum SchemaMigrator {
         if let existing {
             try checkPrimaryKey(table, existing)
             try checkColumnTypes(table, existing, on: connection)
+            try checkOneToOneSides(table, existing, on: connection)
         }
         try checkJoinTables(table, on: connection)
         if let existing {
@@ -79,6 +80,7 @@ enum SchemaMigrator {
         guard let existing = try inspect(table, on: connection) else { return .absent }
         try checkPrimaryKey(table, existing)
         try checkColumnTypes(table, existing, on: connection)
+        try checkOneToOneSides(table, existing, on: connection)
         try checkJoinTables(table, on: connection)
         guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return .needsWriter }
         var missing: [JoinTableDescription] = []

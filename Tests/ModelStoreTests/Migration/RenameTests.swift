@@ -217,3 +217,62 @@ extension RenameTests {
         #expect(try After.Kid.find(key: 1, loading: .direct, in: test.store)?.pet == nil)
     }
 }
+
+// A one-to-one keeps its link on the side whose `Table.property` sorts first: renaming Alpha
+// to Zeta moves that side from Alpha to Beta.
+private enum OneToOneBefore {
+    struct Alpha: StoredModel, Equatable {
+        var id: Int64
+        @Related var beta: Beta?
+        static let primaryKey = ["id"]
+        static let relationships: [Relationship<Alpha>] = [.toOne(\.beta, inverse: \Beta.alpha)]
+    }
+
+    struct Beta: StoredModel, Equatable {
+        var id: Int64
+        @Related var alpha: Alpha?
+        static let primaryKey = ["id"]
+        static let relationships: [Relationship<Beta>] = [.toOne(\.alpha, inverse: \Alpha.beta)]
+    }
+}
+
+private enum OneToOneAfter {
+    struct Zeta: StoredModel, Equatable {
+        var id: Int64
+        @Related var beta: Beta?
+        static let primaryKey = ["id"]
+        static let relationships: [Relationship<Zeta>] = [.toOne(\.beta, inverse: \Beta.alpha)]
+        static let formerNames: [FormerName<Zeta>] = [.table(from: "Alpha")]
+    }
+
+    struct Beta: StoredModel, Equatable {
+        var id: Int64
+        @Related var alpha: Zeta?
+        static let primaryKey = ["id"]
+        static let relationships: [Relationship<Beta>] = [.toOne(\.alpha, inverse: \Zeta.beta)]
+    }
+}
+
+extension RenameTests {
+    @Test func aRenameThatMovesAOneToOnesLinkToTheOtherSideIsRefusedBeforeAnyLinkIsLost() throws {
+        let test = try TestStore(.file)
+        var alpha = OneToOneBefore.Alpha(id: 1)
+        alpha.beta = OneToOneBefore.Beta(id: 2)
+        try alpha.save(in: test.store)
+        #expect(try test.rawRows("SELECT beta_id FROM Alpha") == [[.integer(2)]])
+        for attempt in ["Zeta", "Beta"] {
+            let error = #expect(throws: ModelStoreError.self) {
+                if attempt == "Zeta" {
+                    _ = try OneToOneAfter.Zeta.findAll(loading: .direct, in: test.store)
+                } else {
+                    _ = try OneToOneAfter.Beta.findAll(loading: .direct, in: test.store)
+                }
+            }
+            #expect(error?.code == .schemaMismatch, "\(attempt)")
+            #expect(error?.message.contains("a rename moved it") == true, "\(attempt): \(error?.message ?? "")")
+        }
+        // Nothing changed: the links are where they were, under the old names.
+        #expect(try test.rawRows("SELECT beta_id FROM Alpha") == [[.integer(2)]])
+        #expect(try test.rawRows("SELECT name FROM pragma_table_info('Beta')") == [[.text("id")]])
+    }
+}
