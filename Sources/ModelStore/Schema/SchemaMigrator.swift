@@ -129,7 +129,7 @@ enum SchemaMigrator {
     /// ModelStore adds them itself, with the right type.
     private static func checkColumnTypes(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
         try checkTypes(
-            of: table.columns.map { ($0.name, $0.storage, "\(table.modelName).\($0.name)", $0.typeName) },
+            of: table.columns.map { ($0.name, $0.checkedStorage, "\(table.modelName).\($0.name)", $0.typeName) },
             in: table.tableName, existing, modelName: table.modelName, on: connection)
     }
 
@@ -140,6 +140,7 @@ enum SchemaMigrator {
             guard case .joinTable(let join) = relationship.storage,
                 let existing = try inspect(quotedTable: quoted(join.name), on: connection)
             else { continue }
+            try checkJoinTableShape(join, of: relationship.property, modelName: table.modelName, on: connection)
             let owner = zip(join.ownerColumns, join.ownerStorage).map {
                 ($0, $1, "the key of \(join.ownerTable) in \(table.modelName).\(relationship.property)", $1.rawValue)
             }

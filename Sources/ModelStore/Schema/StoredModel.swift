@@ -32,6 +32,11 @@ public protocol StoredModel: Codable, Sendable {
 
     /// The properties that hold other models, with their inverses. Defaults to none.
     static var relationships: [Relationship<Self>] { get }
+
+    /// Date and UUID properties stored in another form than their type's own, to use a
+    /// table another tool made as it is: `[.date(\.createdAt, as: .iso8601), .uuid(\.id, as: .blob)]`.
+    /// Defaults to none (see `ColumnStorage`).
+    static var columnStorage: [ColumnStorage<Self>] { get }
 }
 
 extension StoredModel {
