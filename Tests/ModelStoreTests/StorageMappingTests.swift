@@ -153,9 +153,10 @@ struct StorageMappingTests {
             #expect(try author.save(in: store) == .unchanged)
         }
         // Nothing was added to GRDB's tables, nothing was converted.
-        #expect(try test.rawRows("SELECT typeof(joinedAt), joinedAt FROM author ORDER BY name") == [
-            [.text("text"), .text("2023-11-14 22:13:20.000")], [.text("text"), .text("1999-12-31 23:59:59.999")],
-        ])
+        #expect(
+            try test.rawRows("SELECT typeof(joinedAt), joinedAt FROM author ORDER BY name") == [
+                [.text("text"), .text("2023-11-14 22:13:20.000")], [.text("text"), .text("1999-12-31 23:59:59.999")],
+            ])
         #expect(try test.rawRows("SELECT count(*) FROM bookTag") == [[.integer(3)]])
     }
 
@@ -182,12 +183,17 @@ struct StorageMappingTests {
                 ]
             ])
         #expect(
-            try test.rawRows("SELECT typeof(bookId), hex(bookId), typeof(tagId), hex(tagId) FROM bookTag WHERE bookId = X'\(hex(b4))' ORDER BY hex(tagId)")
+            try test.rawRows(
+                "SELECT typeof(bookId), hex(bookId), typeof(tagId), hex(tagId) FROM bookTag WHERE bookId = X'\(hex(b4))' ORDER BY hex(tagId)"
+            )
                 == [
                     [.text("blob"), .text(hex(b4)), .text("blob"), .text(hex(t1))],
                     [.text("blob"), .text(hex(b4)), .text("blob"), .text(hex(t3))],
                 ])
-        #expect(try test.rawRows("SELECT typeof(id), hex(id), label FROM tag WHERE id = X'\(hex(t3))'") == [[.text("blob"), .text(hex(t3)), .text("fresh")]])
+        #expect(
+            try test.rawRows("SELECT typeof(id), hex(id), label FROM tag WHERE id = X'\(hex(t3))'") == [
+                [.text("blob"), .text(hex(t3)), .text("fresh")]
+            ])
 
         // A link set from the to-one side, a batch update, and a delete through the join table.
         var verse = try #require(try GRBook.find(key: b3, in: store))
@@ -281,7 +287,8 @@ struct StorageFormatTests {
         #expect(read.seconds == Date(timeIntervalSince1970: date.timeIntervalSince1970))
 
         let sqlite = iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
-        let row = try #require(try test.rawRows("SELECT iso, text, millis, typeof(millis), isoSeconds, tenths, lower, hex(bytes) FROM Stamp").first)
+        let row = try #require(
+            try test.rawRows("SELECT iso, text, millis, typeof(millis), isoSeconds, tenths, lower, hex(bytes) FROM Stamp").first)
         #expect(row[0] == .text(iso))
         #expect(row[1] == .text(sqlite))
         #expect(row[2] == .integer(unixMilliseconds))
@@ -292,7 +299,9 @@ struct StorageFormatTests {
         #expect(row[7] == .text("E621E1F8C36C495A93FC0C247A3E6E5F"))
         // Saved back unchanged: each stored form reads as a date that writes the same form.
         #expect(try read.save(in: test.store) == .unchanged)
-        #expect(try Stamp.count(where: \.iso == date && \.millis == date && \.text == date && \.lower == id && \.bytes == id, in: test.store) == 1)
+        #expect(
+            try Stamp.count(where: \.iso == date && \.millis == date && \.text == date && \.lower == id && \.bytes == id, in: test.store)
+                == 1)
     }
 
     @Test func nilIsNullAndClearingWritesNull() throws {
@@ -339,7 +348,9 @@ struct StorageFormatTests {
             #expect(error.suggestion != nil)
         }
         #expect(try Stamp.count(in: test.store) == 1)
-        let error = try #require(throws: ModelStoreError.self) { try Stamp(id: 2, iso: ms(0).addingTimeInterval(0.000_5)).save(in: test.store) }
+        let error = try #require(throws: ModelStoreError.self) {
+            try Stamp(id: 2, iso: ms(0).addingTimeInterval(0.000_5)).save(in: test.store)
+        }
         #expect(error.message.contains("3 digits after the seconds"))
         #expect(error.suggestion?.contains("rounded()") == true)
         // Far dates fit the millisecond integer (and its text would not).
@@ -419,8 +430,329 @@ struct StorageFormatTests {
         // Match keys and matching saves bind the declared form too.
         try Reading(at: ms(2_000), value: 5).save(matching: \.at == ms(2_000), in: test.store)
         #expect(try Reading.find(key: ms(2_000), in: test.store)?.value == 5)
-        let outcome = try Reading.save([Reading(at: ms(2_000), value: 6), Reading(at: ms(3_000), value: 7)], matching: MatchKeys(varying: [\.at]), in: test.store)
+        let outcome = try Reading.save(
+            [Reading(at: ms(2_000), value: 6), Reading(at: ms(3_000), value: 7)], matching: MatchKeys(varying: [\.at]), in: test.store)
         #expect(outcome.inserted == 1 && outcome.updated == 1)
         #expect(try Reading.findAll(where: .all, orderBy: [.descending(\.at)], in: test.store).map(\.value) == [7, 6])
+    }
+}
+
+// MARK: - Declarations that cannot work
+
+private struct TwiceDeclared: StoredModel {
+    var id: Int64
+    var at: Date
+    static let primaryKey = ["id"]
+    static let columnStorage: [ColumnStorage<TwiceDeclared>] = [.date(\.at, as: .iso8601), .date(\.at, as: .sqliteText)]
+}
+
+private struct ComputedDeclared: StoredModel {
+    var id: Int64
+    var at: Date
+    var later: Date { at.addingTimeInterval(1) }
+    static let primaryKey = ["id"]
+    static let columnStorage: [ColumnStorage<ComputedDeclared>] = [.date(\.later, as: .iso8601)]
+}
+
+private struct TooManyDigits: StoredModel {
+    var id: Int64
+    var at: Date
+    static let primaryKey = ["id"]
+    static let columnStorage: [ColumnStorage<TooManyDigits>] = [.date(\.at, as: .iso8601(fractionDigits: 4))]
+}
+
+/// A Date property its own Codable conformance codes as text: it is not stored as a Date.
+private struct CodedAsText: StoredModel {
+    var id: Int64
+    var at: Date
+    static let primaryKey = ["id"]
+    static let columnStorage: [ColumnStorage<CodedAsText>] = [.date(\.at, as: .unixSeconds)]
+    enum CodingKeys: String, CodingKey { case id, at }
+    init(id: Int64, at: Date) {
+        self.id = id
+        self.at = at
+    }
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        at = Date(timeIntervalSince1970: Double(try container.decode(String.self, forKey: .at)) ?? 0)
+    }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(String(at.timeIntervalSince1970), forKey: .at)
+    }
+}
+
+/// A declared form on a relationship property is refused: relationships are not columns.
+private struct FormOnLink: StoredModel {
+    var id: UUID
+    var ticket: LinkTarget?
+    static let primaryKey = ["id"]
+    static let columnStorage: [ColumnStorage<FormOnLink>] = [.uuid(\.id, as: .blob)]
+    static let relationships: [Relationship<FormOnLink>] = [.toOne(\.ticket).columns([""])]
+}
+
+private struct LinkTarget: StoredModel {
+    var id: Int64
+    static let primaryKey = ["id"]
+}
+
+private struct CountShelf: StoredModel {
+    var id: Int64
+    var items: [CountItem]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<CountShelf>] = [.toMany(\.items, inverse: \CountItem.shelf)]
+}
+
+private struct CountItem: StoredModel {
+    var id: Int64
+    @Related var shelf: CountShelf?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<CountItem>] = [.toOne(\.shelf, inverse: \CountShelf.items).columns(["shelfA", "shelfB"])]
+}
+
+private struct ManyShelf: StoredModel {
+    var id: Int64
+    var items: [ManyItem]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<ManyShelf>] = [.toMany(\.items, inverse: \ManyItem.shelf).columns(["shelfId"])]
+}
+
+private struct ManyItem: StoredModel {
+    var id: Int64
+    @Related var shelf: ManyShelf?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<ManyItem>] = [.toOne(\.shelf, inverse: \ManyShelf.items)]
+}
+
+private struct JoinOnToOne: StoredModel {
+    var id: Int64
+    var target: LinkTarget?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<JoinOnToOne>] = [.toOne(\.target).joinTable("t", columns: ["a"], targetColumns: ["b"])]
+}
+
+private struct DisagreeA: StoredModel {
+    var id: Int64
+    var bs: [DisagreeB]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<DisagreeA>] = [
+        .toMany(\.bs, inverse: \DisagreeB.as).joinTable("ab", columns: ["aId"], targetColumns: ["bId"])
+    ]
+}
+
+private struct DisagreeB: StoredModel {
+    var id: Int64
+    var `as`: [DisagreeA]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<DisagreeB>] = [
+        .toMany(\.as, inverse: \DisagreeA.bs).joinTable("ab", columns: ["bId"], targetColumns: ["a"])
+    ]
+}
+
+private struct BothA: StoredModel {
+    var id: Int64
+    @Related var b: BothB?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<BothA>] = [.toOne(\.b, inverse: \BothB.a).columns(["bId"])]
+}
+
+private struct BothB: StoredModel {
+    var id: Int64
+    @Related var a: BothA?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<BothB>] = [.toOne(\.a, inverse: \BothA.b).columns(["aId"])]
+}
+
+private struct EmptyJoin: StoredModel {
+    var id: Int64
+    var targets: [LinkTarget]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<EmptyJoin>] = [.toMany(\.targets).joinTable("", columns: ["a"], targetColumns: ["b"])]
+}
+
+private struct ShortJoin: StoredModel {
+    var id: Int64
+    var targets: [LinkTarget]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<ShortJoin>] = [.toMany(\.targets).joinTable("sj", columns: ["a"], targetColumns: [])]
+}
+
+// A one-to-one whose link lives on the side that sorts second, because that side names it.
+private struct Desk: StoredModel, Equatable {
+    var id: Int64
+    @Related var chair: Chair?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Desk>] = [.toOne(\.chair, inverse: \Chair.desk)]
+}
+
+private struct Chair: StoredModel, Equatable {
+    var id: Int64
+    @Related var desk: Desk?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Chair>] = [.toOne(\.desk, inverse: \Desk.chair).columns(["deskNumber"])]
+}
+
+// A one-way to-many with its own join table.
+private struct Board: StoredModel {
+    var id: Int64
+    var pins: [LinkTarget]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Board>] = [.toMany(\.pins).joinTable("board_pin", columns: ["board"], targetColumns: ["pin"])]
+}
+
+@Suite("Storage mappings: declarations and stored tables that do not fit")
+struct StorageMappingRefusalTests {
+    private func refusal(_ body: (ModelStore) throws -> Void) throws -> ModelStoreError {
+        let test = try TestStore()
+        let error = try #require(throws: ModelStoreError.self) { try body(test.store) }
+        #expect(try test.rawRows("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == [[.integer(0)]])
+        return error
+    }
+
+    @Test func aFormDeclarationThatCannotWorkIsAnInvalidModel() throws {
+        let cases: [(ModelStoreError, String, String, String)] = [
+            (try refusal { try TwiceDeclared(id: 1, at: ms(0)).save(in: $0) }, "TwiceDeclared", "at", "twice"),
+            (
+                try refusal { try ComputedDeclared(id: 1, at: ms(0)).save(in: $0) }, "ComputedDeclared", "\\ComputedDeclared.",
+                "not a stored property"
+            ),
+            (try refusal { try TooManyDigits(id: 1, at: ms(0)).save(in: $0) }, "TooManyDigits", "at", "0 to 3 digits"),
+            (try refusal { try CodedAsText(id: 1, at: ms(0)).save(in: $0) }, "CodedAsText", "at", "reads it as String, not Date"),
+        ]
+        for (error, model, column, words) in cases {
+            #expect(error.code == .invalidModel, "\(model)")
+            #expect(error.model == model)
+            // A computed property has no name of its own: the key path is shown as Swift prints it.
+            #expect(error.column == column || error.column?.hasPrefix(column) == true)
+            #expect(error.message.contains(words), "\(error.message)")
+        }
+        let read = try #require(throws: ModelStoreError.self) { try TwiceDeclared.findAll(in: TestStore().store) }
+        #expect(read.code == .invalidModel)
+    }
+
+    @Test func aLinkDeclarationThatCannotWorkIsAnInvalidModel() throws {
+        let cases: [(ModelStoreError, String)] = [
+            (
+                try refusal { try CountItem(id: 1).save(in: $0) },
+                "declares 2 link columns (shelfA, shelfB), but CountShelf's key has 1 (id)"
+            ),
+            // Either side, prepared first, refuses the same mistake.
+            (try refusal { try CountShelf(id: 1).save(in: $0) }, "declares 2 link columns"),
+            (try refusal { try ManyShelf(id: 1).save(in: $0) }, "ManyShelf.items declares link columns, but it is a to-many"),
+            (try refusal { try ManyItem(id: 1).save(in: $0) }, "ManyShelf.items declares link columns"),
+            (try refusal { try JoinOnToOne(id: 1).save(in: $0) }, "declares a join table, but it is stored as link columns"),
+            (
+                try refusal { try DisagreeA(id: 1).save(in: $0) },
+                "declare different join tables: ab (aId → bId) and, seen from DisagreeA.bs, ab (a → bId)"
+            ),
+            (try refusal { try DisagreeB(id: 1).save(in: $0) }, "declare different join tables"),
+            (try refusal { try BothA(id: 1).save(in: $0) }, "both declare link columns"),
+            (try refusal { try EmptyJoin(id: 1).save(in: $0) }, "a join table with an empty name"),
+            (try refusal { try ShortJoin(id: 1).save(in: $0) }, "declares 0 join-table target columns"),
+            (try refusal { try FormOnLink(id: UUID()).save(in: $0) }, "an empty name for column 1"),
+        ]
+        for (error, words) in cases {
+            #expect(error.code == .invalidModel)
+            #expect(error.model != nil)
+            #expect(error.message.contains(words), "\(error.message)")
+        }
+        #expect(cases[2].0.suggestion?.contains("ManyItem.shelf") == true)
+    }
+
+    @Test func theSideOfAOneToOneThatNamesItsColumnsHoldsTheLink() throws {
+        let test = try TestStore()
+        var desk = Desk(id: 1)
+        desk.chair = Chair(id: 7)
+        try desk.save(in: test.store)
+        // Desk sorts first and would hold the link; Chair names the column, so Chair holds it.
+        #expect(try test.rawRows("SELECT id, deskNumber FROM Chair") == [[.integer(7), .integer(1)]])
+        #expect(try test.rawRows("SELECT name FROM pragma_table_info('Desk') ORDER BY cid") == [[.text("id")]])
+        #expect(try Desk.find(key: 1, loading: .direct, in: test.store)?.chair?.id == 7)
+        #expect(try Chair.find(key: 7, loading: .direct, in: test.store)?.desk?.id == 1)
+
+        var board = Board(id: 1)
+        board.pins = [LinkTarget(id: 3)]
+        try board.save(in: test.store)
+        #expect(try test.rawRows("SELECT board, pin FROM board_pin") == [[.integer(1), .integer(3)]])
+        #expect(try Board.find(key: 1, loading: .direct, in: test.store)?.pins?.map(\.id) == [3])
+    }
+
+    @Test func aStoredJoinTableThatCannotHoldTheLinksIsRefusedBeforeAnythingIsWritten() throws {
+        let tables: [(String, String)] = [
+            (#"CREATE TABLE bookTag (bookId BLOB NOT NULL, tag BLOB NOT NULL, PRIMARY KEY (bookId, tag))"#, "has no column tagId"),
+            (
+                #"CREATE TABLE bookTag (bookId BLOB NOT NULL, tagId BLOB NOT NULL)"#,
+                "has no primary key or unique index over (bookId, tagId)"
+            ),
+            (
+                #"CREATE TABLE bookTag (bookId BLOB NOT NULL, tagId BLOB NOT NULL, addedAt TEXT NOT NULL, PRIMARY KEY (bookId, tagId))"#,
+                "addedAt that is NOT NULL"
+            ),
+            (
+                #"CREATE TABLE bookTag (bookId BLOB NOT NULL UNIQUE, tagId BLOB NOT NULL, PRIMARY KEY (bookId, tagId))"#,
+                "unique over (bookid) alone"
+            ),
+        ]
+        for (table, words) in tables {
+            let test = try TestStore()
+            try test.rawExecute(table)
+            let error = try #require(throws: ModelStoreError.self) {
+                try GRBook(id: b1, title: "T", isDraft: false).save(in: test.store)
+            }
+            #expect(error.code == .schemaMismatch)
+            #expect(error.model == "GRBook" || error.model == "GRTag")
+            #expect(error.value == "bookTag")
+            #expect(error.message.contains(words), "\(error.message)")
+            #expect(error.message.contains("Nothing was written"))
+            #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == [[.text("bookTag")]])
+        }
+        // An id of its own (the rowid), a column with a default and a unique index are fine.
+        let test = try TestStore()
+        try test.rawExecute(
+            "CREATE TABLE bookTag (id INTEGER PRIMARY KEY NOT NULL, bookId BLOB NOT NULL, tagId BLOB NOT NULL, addedAt TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+        )
+        try test.rawExecute("CREATE UNIQUE INDEX bookTag_pair ON bookTag (tagId, bookId)")
+        var book = GRBook(id: b1, title: "T", isDraft: false)
+        book.tags = [GRTag(id: t1, label: "x")]
+        try book.save(in: test.store)
+        try book.save(in: test.store)
+        #expect(try test.rawRows("SELECT count(*) FROM bookTag") == [[.integer(1)]])
+    }
+
+    @Test func aStoredColumnWhoseTypeWouldChangeTheFormsValuesIsRefused() throws {
+        for (column, declared) in [("millis", "TEXT"), ("seconds", "TEXT"), ("millis", "REAL")] {
+            let test = try TestStore()
+            try test.rawExecute("CREATE TABLE Stamp (id INTEGER PRIMARY KEY, iso TEXT NOT NULL, \(column) \(declared))")
+            let error = try #require(throws: ModelStoreError.self) { try Stamp(id: 1, iso: ms(0)).save(in: test.store) }
+            #expect(error.code == .schemaMismatch)
+            #expect(error.column == column)
+            #expect(try test.rawRows("SELECT count(*) FROM Stamp") == [[.integer(0)]])
+        }
+        // Date and UUID texts never read as numbers, so NUMERIC columns (GRDB's DATETIME) keep them.
+        let test = try TestStore()
+        try test.rawExecute("CREATE TABLE Stamp (id INTEGER PRIMARY KEY, iso DATETIME NOT NULL, text DATE, lower NUMERIC, bytes INTEGER)")
+        let id = UUID()
+        try Stamp(id: 1, iso: ms(0), text: ms(0), lower: id, bytes: id).save(in: test.store)
+        #expect(try Stamp.find(key: 1, in: test.store) == Stamp(id: 1, iso: ms(0), text: ms(0), lower: id, bytes: id))
+        #expect(
+            try test.rawRows("SELECT typeof(iso), typeof(text), typeof(lower), typeof(bytes) FROM Stamp") == [
+                [.text("text"), .text("text"), .text("text"), .text("blob")]
+            ])
+    }
+
+    @Test func formsDescribeThemselvesAsDeclared() {
+        #expect(
+            [
+                DateStorage.referenceSeconds, .unixSeconds, .unixMilliseconds, .iso8601, .sqliteText, .iso8601(fractionDigits: 0),
+                .sqliteText(fractionDigits: 2),
+            ]
+            .map(\.description) == [
+                "referenceSeconds", "unixSeconds", "unixMilliseconds", "iso8601", "sqliteText", "iso8601(fractionDigits: 0)",
+                "sqliteText(fractionDigits: 2)",
+            ])
+        #expect([UUIDStorage.text, .lowercaseText, .blob].map(\.description) == ["text", "lowercaseText", "blob"])
+        #expect(ColumnFormat.uuid(.blob).description == ".uuid(blob)")
     }
 }

@@ -157,7 +157,8 @@ public struct DateStorage: Sendable, Hashable, CustomStringConvertible {
             value: Self.describe(seconds),
             suggestion: fractionDigits < 3 || kind == .unixSeconds
                 ? "Store a date the format holds exactly."
-                : "Round the date to milliseconds first: Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000).")
+                : "Round the date to milliseconds first: Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)."
+        )
     }
 
     // MARK: Loading
@@ -195,7 +196,8 @@ public struct DateStorage: Sendable, Hashable, CustomStringConvertible {
         case .referenceSeconds: return "REAL seconds since 2001"
         case .unixSeconds: return "REAL seconds since 1970"
         case .unixMilliseconds: return "INTEGER milliseconds since 1970"
-        case .iso8601, .sqliteText: return "TEXT such as '\(text(unixSeconds: 1_714_564_800, fraction: 123 / (1000 / Self.unit(fractionDigits))))'"
+        case .iso8601, .sqliteText:
+            return "TEXT such as '\(text(unixSeconds: 1_714_564_800, fraction: 123 / (1000 / Self.unit(fractionDigits))))'"
         }
     }
 

@@ -7,7 +7,8 @@ extension Session {
         let format = declaredForm(table, column)
         if let format, function == "sum" || function == "avg" {
             throw ModelStoreError(
-                .invalidQuery, "\(table.modelName).\(column.name) is stored as \(format), whose stored values SQL's \(function) cannot add up.",
+                .invalidQuery,
+                "\(table.modelName).\(column.name) is stored as \(format), whose stored values SQL's \(function) cannot add up.",
                 model: table.modelName, column: column.name, suggestion: "Read the values and add them up in Swift.")
         }
         let source = try compiler.source(query, columns: name)
@@ -58,7 +59,8 @@ extension Session {
     func values<M: StoredModel>(_ query: Query<M>, of column: ColumnReference) throws -> [SQLValue] {
         let table = try table(M.self)
         let compiler = QueryCompiler(table: table)
-        return try loaded(columnValues(of: try compiler.select(try compiler.column(column), query)), declaredForm(table, column), table, column)
+        return try loaded(
+            columnValues(of: try compiler.select(try compiler.column(column), query)), declaredForm(table, column), table, column)
     }
 
     private func columnValues(of sql: SQLFragment) throws -> [SQLValue] {

@@ -96,7 +96,8 @@ struct QueryCompiler {
         case .membership(let reference, let values, let negated):
             return try membership(column(reference), bound(values, for: reference), negated: negated)
         case .between(let reference, let lower, let upper, let negated):
-            return SQLFragment("\(try column(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", try bound([lower, upper], for: reference))
+            return SQLFragment(
+                "\(try column(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", try bound([lower, upper], for: reference))
         case .text(let reference, let match, let text, let caseInsensitive):
             return try textMatch(try column(reference), match, text, caseInsensitive: caseInsensitive)
         case .and(let nodes):

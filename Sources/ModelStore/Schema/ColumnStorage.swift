@@ -34,22 +34,26 @@ public struct ColumnStorage<Model: StoredModel>: Sendable {
 
     /// Stores the `Date` property `property` in the form `storage`.
     public static func date(_ property: KeyPath<Model, Date>, as storage: DateStorage) -> ColumnStorage {
-        ColumnStorage(property: PropertyName.of(property), format: .date(storage), valueType: ObjectIdentifier(Date.self), valueTypeName: "Date")
+        ColumnStorage(
+            property: PropertyName.of(property), format: .date(storage), valueType: ObjectIdentifier(Date.self), valueTypeName: "Date")
     }
 
     /// Stores the optional `Date` property `property` in the form `storage`; `nil` is NULL.
     public static func date(_ property: KeyPath<Model, Date?>, as storage: DateStorage) -> ColumnStorage {
-        ColumnStorage(property: PropertyName.of(property), format: .date(storage), valueType: ObjectIdentifier(Date.self), valueTypeName: "Date")
+        ColumnStorage(
+            property: PropertyName.of(property), format: .date(storage), valueType: ObjectIdentifier(Date.self), valueTypeName: "Date")
     }
 
     /// Stores the `UUID` property `property` in the form `storage`.
     public static func uuid(_ property: KeyPath<Model, UUID>, as storage: UUIDStorage) -> ColumnStorage {
-        ColumnStorage(property: PropertyName.of(property), format: .uuid(storage), valueType: ObjectIdentifier(UUID.self), valueTypeName: "UUID")
+        ColumnStorage(
+            property: PropertyName.of(property), format: .uuid(storage), valueType: ObjectIdentifier(UUID.self), valueTypeName: "UUID")
     }
 
     /// Stores the optional `UUID` property `property` in the form `storage`; `nil` is NULL.
     public static func uuid(_ property: KeyPath<Model, UUID?>, as storage: UUIDStorage) -> ColumnStorage {
-        ColumnStorage(property: PropertyName.of(property), format: .uuid(storage), valueType: ObjectIdentifier(UUID.self), valueTypeName: "UUID")
+        ColumnStorage(
+            property: PropertyName.of(property), format: .uuid(storage), valueType: ObjectIdentifier(UUID.self), valueTypeName: "UUID")
     }
 }
 

@@ -108,7 +108,8 @@ extension TableDescription {
         target: KeyInfo, inverse: String?, modelName: String
     ) throws {
         func refuse(_ message: String, suggestion: String? = nil) -> ModelStoreError {
-            ModelStoreError(.invalidModel, message, model: modelName, column: owner.split(separator: ".").last.map(String.init), suggestion: suggestion)
+            ModelStoreError(
+                .invalidModel, message, model: modelName, column: owner.split(separator: ".").last.map(String.init), suggestion: suggestion)
         }
         func check(_ columns: [String], holding key: KeyInfo, _ what: String) throws {
             guard columns.count == key.keyNames.count else {
