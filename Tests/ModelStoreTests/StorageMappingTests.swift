@@ -423,7 +423,8 @@ struct StorageFormatTests {
         }
         #expect(condition.code == .invalidQuery)
         #expect(condition.model == "Reading" && condition.column == "at")
-        #expect(condition.message.contains("Reading.at is stored as .date(iso8601)"))
+        #expect(condition.message == "Reading.at is stored as .date(iso8601): '1970-01-01T00:00:02.000Z' is not a Date value.")
+        #expect(key.message.contains("Reading.at is stored as .date(iso8601): The date"))
         let uuid = try #require(throws: ModelStoreError.self) { try GRBook.find(key: "B1", in: TestStore().store) }
         #expect(uuid.code == .invalidKey && uuid.column == "id")
 

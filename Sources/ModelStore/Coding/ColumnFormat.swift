@@ -121,11 +121,21 @@ enum ColumnFormat: Sendable, Hashable {
         do {
             return try store(value)
         } catch var error as ModelStoreError {
+            // A value that is not even the type's own form (text for a date) was never a
+            // stored value: say what it is instead of repeating the conversion's words.
+            let problem = error.code == .decodingFailed ? "\(value) is not a \(typeName) value." : error.message
             error.code = code
             error.model = model
             error.column = column
-            error.message = "\(model).\(column) is stored as \(self): " + error.message
+            error.message = "\(model).\(column) is stored as \(self): " + problem
             throw error
+        }
+    }
+
+    private var typeName: String {
+        switch self {
+        case .date: return "Date"
+        case .uuid: return "UUID"
         }
     }
 
