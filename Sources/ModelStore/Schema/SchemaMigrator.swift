@@ -140,7 +140,6 @@ enum SchemaMigrator {
             guard case .joinTable(let join) = relationship.storage,
                 let existing = try inspect(quotedTable: quoted(join.name), on: connection)
             else { continue }
-            try checkJoinTableShape(join, of: relationship.property, modelName: table.modelName, on: connection)
             let owner = zip(join.ownerColumns, join.ownerStorage).map {
                 ($0, $1, "the key of \(join.ownerTable) in \(table.modelName).\(relationship.property)", $1.rawValue)
             }
@@ -148,6 +147,8 @@ enum SchemaMigrator {
                 ($0, $1, "the key of \(join.targetTable) in \(table.modelName).\(relationship.property)", $1.rawValue)
             }
             try checkTypes(of: owner + target, in: join.name, existing, modelName: table.modelName, on: connection)
+            // Then whether it can hold the links at all (declared join tables are often not ours).
+            try checkJoinTableShape(join, of: relationship.property, modelName: table.modelName, on: connection)
         }
     }
 
