@@ -603,6 +603,14 @@ private struct Board: StoredModel {
     static let relationships: [Relationship<Board>] = [.toMany(\.pins).joinTable("board_pin", columns: ["board"], targetColumns: ["pin"])]
 }
 
+// Another one-way to-many that declares Board's join table: the two would mix their links.
+private struct Wall: StoredModel {
+    var id: Int64
+    var pins: [LinkTarget]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Wall>] = [.toMany(\.pins).joinTable("board_pin", columns: ["board"], targetColumns: ["pin"])]
+}
+
 @Suite("Storage mappings: declarations and stored tables that do not fit")
 struct StorageMappingRefusalTests {
     private func refusal(_ body: (ModelStore) throws -> Void) throws -> ModelStoreError {
@@ -678,6 +686,17 @@ struct StorageMappingRefusalTests {
         try board.save(in: test.store)
         #expect(try test.rawRows("SELECT board, pin FROM board_pin") == [[.integer(1), .integer(3)]])
         #expect(try Board.find(key: 1, loading: .direct, in: test.store)?.pins?.map(\.id) == [3])
+    }
+
+    @Test func aDeclaredJoinTableNameIsClaimedLikeADerivedOne() throws {
+        let test = try TestStore()
+        try Board(id: 1).save(in: test.store)
+        let error = try #require(throws: ModelStoreError.self) { try Wall(id: 1).save(in: test.store) }
+        #expect(error.code == .invalidModel)
+        #expect(error.model == "Wall")
+        #expect(error.value == "board_pin")
+        #expect(error.message.contains("their records would mix"))
+        #expect(try test.rawRows("SELECT count(*) FROM sqlite_master WHERE name = 'Wall'") == [[.integer(0)]])
     }
 
     @Test func aStoredJoinTableThatCannotHoldTheLinksIsRefusedBeforeAnythingIsWritten() throws {
