@@ -18,6 +18,8 @@ enum ColumnCoding: Sendable {
     case singleValue
     /// Arrays, sets, dictionaries and nested structs: JSON text.
     case json
+    /// A Date or UUID stored in a declared form other than its own (`StoredModel.columnStorage`).
+    case mapped(ColumnFormat)
 }
 
 /// One stored property of a model: a column.
@@ -53,6 +55,9 @@ struct ColumnLayout: Sendable {
     /// `skippedKeys` as a list: a model has few relationships, and comparing a handful of
     /// short names costs less than hashing one, on every row of a read.
     let skippedNames: [String]
+    /// Whether a column has a declared form (`.mapped`): paths that bind values for columns
+    /// check this one flag before looking for a form, so other models pay nothing more.
+    let hasDeclaredForms: Bool
     private let positions: [String: Int]
 
     init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = [], wrapperKeys: Set<String> = []) {
@@ -62,6 +67,10 @@ struct ColumnLayout: Sendable {
         self.wrapperKeys = wrapperKeys
         self.names = columns.map(\.name)
         self.skippedNames = skippedKeys.sorted()
+        self.hasDeclaredForms = columns.contains {
+            if case .mapped = $0.coding { return true }
+            return false
+        }
         var positions: [String: Int] = [:]
         for (position, column) in columns.enumerated() { positions[column.name] = position }
         self.positions = positions

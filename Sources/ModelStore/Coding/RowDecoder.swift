@@ -207,7 +207,8 @@ final class RowDecoder: Decoder {
             throw nullValue(position)
         }
         do {
-            switch layout.columns[position].coding {
+            let coding = layout.columns[position].coding
+            switch coding {
             case .json:
                 guard statement.storageClass(at: index) == SQLITE_TEXT else {
                     throw mismatch(position, index, expected: T.self)
@@ -226,12 +227,14 @@ final class RowDecoder: Decoder {
                 let decoder = json ?? JSONDecoder()
                 json = decoder
                 return try decoder.decode(T.self, from: Data(text.utf8))
-            case .primitive, .convertible, .singleValue:
-                let stored = statement.value(at: index)
+            case .primitive, .convertible, .singleValue, .mapped:
+                var stored = statement.value(at: index)
                 // `value(at:)` gives text that is not UTF-8 as its bytes; say what it is.
                 if case .blob = stored, statement.storageClass(at: index) == SQLITE_TEXT {
                     throw invalidText(position, index)
                 }
+                // A declared form (`columnStorage`) becomes the type's own stored form first.
+                if case .mapped(let format) = coding { stored = try format.load(stored) }
                 if let convertible = type as? any SQLValueConvertible.Type {
                     return (try convertible.init(sqlValue: stored) as! T)
                 }

@@ -159,11 +159,12 @@ final class RowEncoder: Encoder {
             throw unknown(name)
         }
         do {
-            let stored: SQLValue
+            var stored: SQLValue
+            let coding = layout.columns[position].coding
             if let optional = value as? any OptionalEncodable, optional.isNone {
                 // An explicit nil (from a custom encode or a batch update) is NULL, never "null".
                 stored = .null
-            } else if layout.columns[position].isJSON {
+            } else if case .json = coding {
                 // Measured first: encoding (and describing, in an error) a value nested too
                 // deeply would run out of stack inside Codable's recursion.
                 let probe = state.pointee.nesting ?? NestingProbe()
@@ -178,6 +179,8 @@ final class RowEncoder: Encoder {
                 stored = .text(String(decoding: try encoder.encode(value), as: UTF8.self))
             } else if let convertible = value as? any SQLValueConvertible {
                 stored = try convertible.sqlValue
+                // A declared form (`columnStorage`) converts the value's own stored form.
+                if case .mapped(let format) = coding { stored = try format.store(stored) }
             } else {
                 let single = SingleValueColumnEncoder()
                 try value.encode(to: single)

@@ -57,10 +57,22 @@ extension TableDescription {
             }
             values = names.map { components[$0]! }
         }
-        for (offset, value) in values.enumerated() {
-            try checkKeyComponent(value, column: layout.columns[keyPositions[offset]])
+        guard layout.hasDeclaredForms else {
+            for (offset, value) in values.enumerated() {
+                try checkKeyComponent(value, column: layout.columns[keyPositions[offset]])
+            }
+            return values
         }
-        return values
+        // A key in a declared form (a UUID stored as 16 bytes) is bound in that form.
+        var stored = values
+        for (offset, value) in values.enumerated() {
+            let column = layout.columns[keyPositions[offset]]
+            if case .mapped(let format) = column.coding {
+                stored[offset] = try format.store(value, code: .invalidKey, model: modelName, column: column.name)
+            }
+            try checkKeyComponent(stored[offset], column: column)
+        }
+        return stored
     }
 
     private func checkKeyComponent(_ value: SQLValue, column: ColumnDescription) throws {

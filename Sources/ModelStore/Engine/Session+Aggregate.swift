@@ -4,8 +4,29 @@ extension Session {
         let table = try table(M.self)
         let compiler = QueryCompiler(table: table)
         let name = try compiler.column(column)
+        let format = declaredForm(table, column)
+        if let format, function == "sum" || function == "avg" {
+            throw ModelStoreError(
+                .invalidQuery,
+                "\(table.modelName).\(column.name) is stored as \(format), whose stored values SQL's \(function) cannot add up.",
+                model: table.modelName, column: column.name, suggestion: "Read the values and add them up in Swift.")
+        }
         let source = try compiler.source(query, columns: name)
-        return try scalar(SQLFragment("SELECT \(function)(\(name)) FROM ") + source) ?? .null
+        let value = try scalar(SQLFragment("SELECT \(function)(\(name)) FROM ") + source) ?? .null
+        return try loaded([value], format, table, column)[0]
+    }
+
+    /// Values read from a column in its declared form, in the type's own form: what the
+    /// aggregates' conversions to Swift expect.
+    private func loaded(_ values: [SQLValue], _ format: ColumnFormat?, _ table: TableDescription, _ column: ColumnReference) throws
+        -> [SQLValue]
+    {
+        guard let format else { return values }
+        return try values.map { try format.load($0, model: table.modelName, column: column.name) }
+    }
+
+    private func declaredForm(_ table: TableDescription, _ column: ColumnReference) -> ColumnFormat? {
+        table.layout.hasDeclaredForms ? table.layout.format(of: column.name) : nil
     }
 
     /// How many of the query's records have each value of `column`.
@@ -19,7 +40,8 @@ extension Session {
         let statement = try connection.cachedStatement(sql.sql)
         var groups: [(SQLValue, Int)] = []
         try statement.forEachRow(sql.values) { groups.append((statement.value(at: 0), Int(statement.int64(at: 1)))) }
-        return groups
+        guard let format = declaredForm(table, column) else { return groups }
+        return try groups.map { (try format.load($0.0, model: table.modelName, column: column.name), $0.1) }
     }
 
     /// The distinct values of `column` among the query's records, in ascending order.
@@ -30,14 +52,15 @@ extension Session {
         let sql =
             SQLFragment("SELECT DISTINCT \(name) FROM ") + (try compiler.source(query, columns: name))
             + SQLFragment(" ORDER BY \(name)")
-        return try columnValues(of: sql)
+        return try loaded(columnValues(of: sql), declaredForm(table, column), table, column)
     }
 
     /// The values of `column` for the query's records, in the query's order.
     func values<M: StoredModel>(_ query: Query<M>, of column: ColumnReference) throws -> [SQLValue] {
         let table = try table(M.self)
         let compiler = QueryCompiler(table: table)
-        return try columnValues(of: try compiler.select(try compiler.column(column), query))
+        return try loaded(
+            columnValues(of: try compiler.select(try compiler.column(column), query)), declaredForm(table, column), table, column)
     }
 
     private func columnValues(of sql: SQLFragment) throws -> [SQLValue] {
@@ -51,7 +74,9 @@ extension Session {
     func findAll<M: StoredModel, R: Decodable>(_ query: Query<M>, as type: R.Type) throws -> [R] {
         let table = try table(M.self)
         let compiler = QueryCompiler(table: table)
-        let layout = try SchemaProbe.cachedLayout(of: type)
+        var layout = try SchemaProbe.cachedLayout(of: type)
+        // A projection reads a column in the model's declared form.
+        if table.layout.hasDeclaredForms { layout = layout.adoptingForms(of: table.layout) }
         let columns = try layout.columns.map { column -> String in
             do {
                 return try compiler.column(ColumnReference(name: column.name))

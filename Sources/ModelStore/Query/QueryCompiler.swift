@@ -90,13 +90,14 @@ struct QueryCompiler {
     func compile(_ node: PredicateNode) throws -> SQLFragment {
         switch node {
         case .compare(let reference, let op, let value):
-            return SQLFragment("\(try column(reference)) \(op.rawValue) ?", [value])
+            return SQLFragment("\(try column(reference)) \(op.rawValue) ?", try bound([value], for: reference))
         case .isNull(let reference, let negated):
             return SQLFragment("\(try column(reference)) IS \(negated ? "NOT " : "")NULL")
         case .membership(let reference, let values, let negated):
-            return try membership(column(reference), values, negated: negated)
+            return try membership(column(reference), bound(values, for: reference), negated: negated)
         case .between(let reference, let lower, let upper, let negated):
-            return SQLFragment("\(try column(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", [lower, upper])
+            return SQLFragment(
+                "\(try column(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", try bound([lower, upper], for: reference))
         case .text(let reference, let match, let text, let caseInsensitive):
             return try textMatch(try column(reference), match, text, caseInsensitive: caseInsensitive)
         case .and(let nodes):
@@ -121,6 +122,13 @@ struct QueryCompiler {
                 + (reference.map { ".\($0.name)" } ?? "") + " cannot be used: " + error.message
             throw error
         }
+    }
+
+    /// A condition's values in the column's declared form (`columnStorage`), if it has one:
+    /// `\.createdAt > date` compares with the date's ISO text in an `iso8601` column.
+    private func bound(_ values: [SQLValue], for reference: ColumnReference) throws -> [SQLValue] {
+        guard table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else { return values }
+        return try values.map { try format.store($0, code: .invalidQuery, model: table.modelName, column: reference.name) }
     }
 
     private func join(_ nodes: [PredicateNode], with separator: String) throws -> SQLFragment {

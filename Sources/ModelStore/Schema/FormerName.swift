@@ -204,6 +204,11 @@ extension TableDescription {
             switch relationship.storage {
             case .foreignKeyHere(let positions, _):
                 for (index, position) in positions.enumerated() {
+                    // Declared link names (`columns(_:)`) are not derived: no former names.
+                    guard
+                        layout.columns[position].name
+                            == own.foreignKeyColumn(for: relationship.property, targetKey: target.keyNames[index])
+                    else { continue }
                     let formers = FormerSchema.variants([declared.names(of: relationship.property), target.keyNames(at: index)]) {
                         own.foreignKeyColumn(for: $0[0], targetKey: $0[1])
                     }
@@ -230,6 +235,8 @@ extension TableDescription {
                         targetProperty: targetProperty == nil ? nil : parts[3])
                 }
                 let allParts = parts + ownerKeys + targetKeys
+                // A declared join table (`joinTable(_:columns:targetColumns:)`) has no former names.
+                guard described(allParts.map { $0[0] }).name == join.name else { continue }
                 var former = FormerSchema.Join(
                     names: FormerSchema.variants(Array(allParts.prefix(4))) {
                         described($0 + own.keyNames + target.keyNames).name

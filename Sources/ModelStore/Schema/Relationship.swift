@@ -62,6 +62,8 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
     let deleteRule: DeleteRule
     /// When its related models load if a read does not say.
     var loading = RelationshipLoading.onRequest
+    /// The link columns or join table the declaration names (`columns(_:)`, `joinTable(…)`).
+    var linkNames = LinkNames()
     /// The related models the property holds; nil when it is nil (links stay as stored).
     let read: (Model) -> [any StoredModel]?
     /// Stores loaded models into the property, given as `[Target]` (one cast per record,

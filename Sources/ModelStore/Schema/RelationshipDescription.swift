@@ -74,12 +74,15 @@ struct KeyInfo: Sendable {
     let keyStorage: [StorageType]
     /// The model's declared former names (of its table and key among others).
     let formerNames: DeclaredFormerNames
+    /// How each key column's values travel (a declared form, for links that hold them).
+    var keyCoding: [ColumnCoding] = []
 
     static func of<M: StoredModel>(_ type: M.Type) throws -> KeyInfo {
         let modelName = String(describing: type)
-        let layout = try SchemaProbe.cachedLayout(of: type)
+        let layout = try ColumnLayout.stored(type)
         var names: [String] = []
         var storage: [StorageType] = []
+        var coding: [ColumnCoding] = []
         for declared in M.primaryKey {
             let name = PropertyName.column(named: declared, of: type, in: layout)
             guard let position = layout.position(of: name) else {
@@ -89,10 +92,11 @@ struct KeyInfo: Sendable {
             }
             names.append(name)
             storage.append(layout.columns[position].storage == .untyped ? .untyped : layout.columns[position].storage)
+            coding.append(layout.columns[position].coding)
         }
         return KeyInfo(
             modelName: modelName, tableName: M.tableName, keyNames: names, keyStorage: storage,
-            formerNames: try DeclaredFormerNames.of(type, probed: layout))
+            formerNames: try DeclaredFormerNames.of(type, probed: layout), keyCoding: coding)
     }
 }
 
@@ -118,6 +122,8 @@ extension TableDescription {
             }
             let target = try KeyInfo.of(declaration.target)
             let inverseDeclaration = try checkInverse(declaration, modelName: modelName, model: M.self, target: target)
+            let names = try declaredLinkNames(
+                declaration, inverse: inverseDeclaration.map { ($0.kind, $0.names) }, modelName: modelName, own: own, target: target)
             let storage: RelationshipDescription.Storage
             switch (declaration.kind, inverseDeclaration?.kind) {
             case (.toOne, .toMany?), (.toOne, nil):
@@ -125,22 +131,25 @@ extension TableDescription {
             case (.toOne, .toOne?):
                 let here = "\(M.tableName).\(name)"
                 let there = "\(target.tableName).\(declaration.inverse!)"
+                // The side that names the link columns holds them; otherwise the first by name.
+                let holdsLink = declaration.linkNames.columns != nil || (names.columns == nil && here <= there)
                 storage =
-                    here <= there
+                    holdsLink
                     ? .foreignKeyHere(positions: [], unique: true)
-                    : .foreignKeyThere(columns: target.foreignKeyColumns(for: declaration.inverse!, referencing: own))
+                    : .foreignKeyThere(columns: names.columns ?? target.foreignKeyColumns(for: declaration.inverse!, referencing: own))
             case (.toMany, .toOne?):
-                storage = .foreignKeyThere(columns: target.foreignKeyColumns(for: declaration.inverse!, referencing: own))
+                storage = .foreignKeyThere(columns: names.columns ?? target.foreignKeyColumns(for: declaration.inverse!, referencing: own))
             case (.toMany, .toMany?), (.toMany, nil):
                 storage = .joinTable(
                     JoinTableDescription(
-                        owner: own, ownerProperty: name, target: target, targetProperty: declaration.inverse))
+                        owner: own, ownerProperty: name, target: target, targetProperty: declaration.inverse
+                    ).named(names.joinTable))
             }
             var resolved = storage
             if case .foreignKeyHere(_, let unique) = storage {
                 var positions: [Int] = []
-                for (keyName, keyStorage) in zip(target.keyNames, target.keyStorage) {
-                    let column = own.foreignKeyColumn(for: name, targetKey: keyName)
+                for (offset, (keyName, keyStorage)) in zip(target.keyNames, target.keyStorage).enumerated() {
+                    let column = names.columns?[offset] ?? own.foreignKeyColumn(for: name, targetKey: keyName)
                     if layout.position(of: column) != nil || foreignKeys.contains(where: { $0.name == column }) {
                         throw ModelStoreError(
                             .invalidModel,
@@ -150,7 +159,8 @@ extension TableDescription {
                     positions.append(layout.columns.count + foreignKeys.count)
                     foreignKeys.append(
                         ColumnDescription(
-                            name: column, storage: keyStorage, isOptional: true, coding: .primitive,
+                            // A link holds the target's key in the target's declared form.
+                            name: column, storage: keyStorage, isOptional: true, coding: target.linkCoding(offset),
                             typeName: "\(target.modelName).\(keyName)"))
                 }
                 resolved = .foreignKeyHere(positions: positions, unique: unique)
@@ -167,11 +177,13 @@ extension TableDescription {
     /// The inverse's declaration on the target, checked to point back with a fitting kind.
     private static func checkInverse<M: StoredModel>(
         _ declaration: Relationship<M>, modelName: String, model: M.Type, target: KeyInfo
-    ) throws -> (kind: RelationshipKind, inverse: String?)? {
+    ) throws -> (kind: RelationshipKind, inverse: String?, names: LinkNames)? {
         guard let inverse = declaration.inverse else { return nil }
-        func inverseOf<T: StoredModel>(_ type: T.Type) -> (kind: RelationshipKind, target: any StoredModel.Type, inverse: String?)? {
+        func inverseOf<T: StoredModel>(_ type: T.Type) -> (
+            kind: RelationshipKind, target: any StoredModel.Type, inverse: String?, names: LinkNames
+        )? {
             guard let found = T.relationships.first(where: { $0.property == inverse }) else { return nil }
-            return (found.kind, found.target, found.inverse)
+            return (found.kind, found.target, found.inverse, found.linkNames)
         }
         let both = "\(modelName).\(declaration.property) and \(target.modelName).\(inverse)"
         guard let found = inverseOf(declaration.target) else {
@@ -195,7 +207,7 @@ extension TableDescription {
             throw ModelStoreError(
                 .invalidModel, "\(both) have kinds that do not fit together.", model: modelName, column: declaration.property)
         }
-        return (found.kind, found.inverse)
+        return (found.kind, found.inverse, found.names)
     }
 }
 

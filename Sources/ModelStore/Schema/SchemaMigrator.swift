@@ -136,7 +136,7 @@ enum SchemaMigrator {
     /// ModelStore adds them itself, with the right type.
     private static func checkColumnTypes(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
         try checkTypes(
-            of: table.columns.map { ($0.name, $0.storage, "\(table.modelName).\($0.name)", $0.typeName) },
+            of: table.columns.map { ($0.name, $0.checkedStorage, "\(table.modelName).\($0.name)", $0.typeName) },
             in: table.tableName, existing, modelName: table.modelName, on: connection)
     }
 
@@ -154,6 +154,8 @@ enum SchemaMigrator {
                 ($0, $1, "the key of \(join.targetTable) in \(table.modelName).\(relationship.property)", $1.rawValue)
             }
             try checkTypes(of: owner + target, in: join.name, existing, modelName: table.modelName, on: connection)
+            // Then whether it can hold the links at all (declared join tables are often not ours).
+            try checkJoinTableShape(join, of: relationship.property, modelName: table.modelName, on: connection)
         }
     }
 

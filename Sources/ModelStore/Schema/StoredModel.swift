@@ -36,6 +36,11 @@ public protocol StoredModel: Codable, Sendable {
     /// Names the table and properties had in older versions of the model, so the store
     /// renames them in place instead of starting empty ones. Defaults to none.
     static var formerNames: [FormerName<Self>] { get }
+
+    /// Date and UUID properties stored in another form than their type's own, to use a
+    /// table another tool made as it is: `[.date(\.createdAt, as: .iso8601), .uuid(\.id, as: .blob)]`.
+    /// Defaults to none (see `ColumnStorage`).
+    static var columnStorage: [ColumnStorage<Self>] { get }
 }
 
 extension StoredModel {

@@ -44,7 +44,8 @@ struct TableDescription: Sendable {
 
     private init<M: StoredModel>(_ type: M.Type) throws {
         let modelName = String(describing: type)
-        let probed = try SchemaProbe.cachedLayout(of: type)
+        // Declared forms first (`columnStorage`): keys, and links to this model, store them.
+        let probed = try ColumnLayout.stored(type)
         // Relationship properties are not columns; their links live in key columns.
         let properties = probed.removing(Set(M.relationships.map(\.property)))
         // The key comes first: relationships of other models need it.
