@@ -17,12 +17,14 @@ extension ModelStore {
                 return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
             }
             try refuseInsideBlock()
+            // A live query's fetch notes the tables it reads (see `observe`).
+            let recorder = TableRecorder.current
             do {
-                if readsSkipBarriers { return try runRead(body) }
-                return try queue.sync { try runRead(body) }
+                if readsSkipBarriers { return try runRead(body, recorder: recorder) }
+                return try queue.sync { try runRead(body, recorder: recorder) }
             } catch is NeedsWriter {
                 // A table needs extending first: only the writer may do that.
-                return try queue.sync(flags: .barrier) { try runWrite(body) }
+                return try queue.sync(flags: .barrier) { try runWrite(body, recorder: recorder) }
             }
         } catch {
             throw attributed(error)
@@ -63,29 +65,51 @@ extension ModelStore {
             suggestion: "Use store.transaction { } for work that writes.")
     }
 
-    private func runRead<T>(_ body: (Session) throws -> T) throws -> T {
+    private func runRead<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
         try pool.withReader { link in
-            defer { link.dropStandIns() }
+            link.recorder = recorder
+            defer {
+                link.recorder = nil
+                link.dropStandIns()
+            }
             return try SessionContext.with(store: id, link: link, isWriter: false) {
                 try body(Session(store: self, link: link, role: .reader))
             }
         }
     }
 
-    private func runWrite<T>(_ body: (Session) throws -> T) throws -> T {
+    private func runWrite<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
         let link = try pool.writer()
+        link.recorder = recorder
+        defer { link.recorder = nil }
+        // Observation: the transaction records its row changes when anything is observed
+        // (and clears triggers left from observers that are gone); they are published only
+        // once it has committed.
+        let observing = changeTracker.isActive
+        let recording = observing || !link.watchedTables.isEmpty
+        var changes: CommittedChanges?
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {
-                let result = try link.connection.inTransaction {
-                    try link.noticeSchemaChanges(in: self)
-                    let result = try body(Session(store: self, link: link, role: .writer))
-                    try link.recordOwnSchemaChanges()
-                    return result
+                let result = try changeTracker.aroundCommit(enabled: observing) {
+                    try link.connection.inTransaction {
+                        try link.noticeSchemaChanges(in: self)
+                        if recording { try link.watch(changeTracker) }
+                        let result = try body(Session(store: self, link: link, role: .writer))
+                        try link.recordOwnSchemaChanges()
+                        if recording {
+                            let collected = try link.collectChanges()
+                            if observing { changes = collected }
+                        }
+                        return result
+                    }
                 }
                 link.commitPending(to: self)
+                if let changes { changeTracker.publish(changes) }
                 return result
             } catch {
                 link.discardPending()
+                // The trigger DDL of a rolled-back transaction went with it.
+                if recording { link.forgetWatches() }
                 throw error
             }
         }
@@ -189,15 +213,20 @@ extension ModelStore {
         if SessionContext.current(for: id) != nil { return try body() }
         try refuseInsideBlock()
         let holdsCompletionQueue = isOnCompletionQueue
-        if readsSkipBarriers { return try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue) }
-        return try queue.sync { try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue) }
+        let recorder = TableRecorder.current
+        if readsSkipBarriers { return try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder) }
+        return try queue.sync { try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder) }
     }
 
     /// `readBlock` for code already running on the queue (never `queue.sync` from there: a
     /// barrier submitted meanwhile would wait for us while we wait for it).
-    func runReadBlock<T>(_ body: () throws -> T, holdsCompletionQueue: Bool = false) throws -> T {
+    func runReadBlock<T>(_ body: () throws -> T, holdsCompletionQueue: Bool = false, recorder: TableRecorder? = nil) throws -> T {
         try pool.withReader { link in
-            defer { link.dropStandIns() }
+            link.recorder = recorder
+            defer {
+                link.recorder = nil
+                link.dropStandIns()
+            }
             return try SessionContext.with(store: id, link: link, isWriter: false) {
                 try link.connection.inReadTransaction { try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
             }

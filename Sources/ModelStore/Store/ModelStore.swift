@@ -41,12 +41,16 @@ public final class ModelStore: Sendable {
         /// How long opening waits for another process that is running the same file's
         /// migration steps before failing with `.busy`. Default: 600 seconds.
         public var migrationWaitLimit: TimeInterval
+        /// How often, while anything is observed, the store checks whether another
+        /// connection (another process, or another store on the same file) committed:
+        /// observers hear of such a commit within about this long. Default: 0.05 seconds.
+        public var externalChangePollInterval: TimeInterval
 
         /// Creates a configuration.
         public init(
             busyTimeout: TimeInterval = 5, maximumReaders: Int = 4, readOrdering: ReadOrdering = .afterEarlierWrites,
             readOnly: Bool = false, migrations: [MigrationStep] = [], backsUpBeforeMigrating: Bool = false,
-            migrationWaitLimit: TimeInterval = 600
+            migrationWaitLimit: TimeInterval = 600, externalChangePollInterval: TimeInterval = 0.05
         ) {
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
@@ -55,6 +59,7 @@ public final class ModelStore: Sendable {
             self.migrations = migrations
             self.backsUpBeforeMigrating = backsUpBeforeMigrating
             self.migrationWaitLimit = migrationWaitLimit
+            self.externalChangePollInterval = externalChangePollInterval
         }
     }
 
@@ -88,6 +93,8 @@ public final class ModelStore: Sendable {
     let inFlight = InFlight()
     /// Derived table and index names, checked for collisions between declarations.
     let schemaNames = Locked(SchemaNames())
+    /// Live queries and change streams, and what the writer records for them.
+    let changeTracker: ChangeTracker
     private let completionQueueBox: Locked<DispatchQueue>
     /// Marks `completionQueue`, so a block started on it knows that handlers sent there would
     /// wait for the block.
@@ -141,6 +148,9 @@ public final class ModelStore: Sendable {
                 steps: configuration.migrations, backsUp: configuration.backsUpBeforeMigrating,
                 waitLimit: configuration.migrationWaitLimit))
         self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
+        self.changeTracker = ChangeTracker(
+            location: path, busyTimeout: configuration.busyTimeout,
+            pollInterval: max(0.001, configuration.externalChangePollInterval))
         // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
         if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
         let completions = DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")")
@@ -209,6 +219,9 @@ public final class ModelStore: Sendable {
                 .reentrancy, "close() was called inside a block of the store it closes, which it would wait for.",
                 suggestion: "Close the store after the block returns.")
         }
+        // Observers end first: each live query and change stream finishes, and lets go of
+        // the store.
+        for observer in changeTracker.removeAll() { observer.storeClosed() }
         inFlight.waitUntilIdle()
         let complete = queue.sync(flags: .barrier) { pool.close() }
         guard complete else {

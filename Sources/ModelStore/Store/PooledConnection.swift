@@ -13,6 +13,13 @@ final class PooledConnection {
     var standInModels: [ObjectIdentifier] = []
     /// The schema version this connection last saw (writer only), to notice outside changes.
     var schemaVersion: Int64?
+    /// Observation (writer only): the tracker generation the triggers match, the tables that
+    /// have them, and watched tables that did not exist when the transaction began.
+    var watchGeneration = -1
+    var watchedTables: [String: ObservedTable] = [:]
+    var absentWatchedTables: [ObservedTable] = []
+    /// The live query fetch this connection is reading for, which notes the tables it uses.
+    var recorder: TableRecorder?
 
     init(_ connection: Connection) {
         self.connection = connection
@@ -41,6 +48,8 @@ extension PooledConnection {
         if schemaVersion == nil || schemaVersion != version {
             tables = [:]
             store.registry.withLock { $0 = [:] }
+            // A table dropped behind the store's back took its triggers along.
+            if schemaVersion != nil { forgetWatches() }
         }
         schemaVersion = version
     }

@@ -20,8 +20,13 @@ struct Session {
     @inline(__always)
     func table<M: StoredModel>(_ type: M.Type) throws -> TableDescription {
         let id = ObjectIdentifier(type)
-        if let table = link.tables[id] { return table }
-        return try prepare(type, id)
+        if let table = link.tables[id] {
+            link.recorder?.note(table)
+            return table
+        }
+        let table = try prepare(type, id)
+        link.recorder?.note(table)
+        return table
     }
 
     private func prepare<M: StoredModel>(_ type: M.Type, _ id: ObjectIdentifier) throws -> TableDescription {

@@ -1,0 +1,284 @@
+import ModelStoreCSQLite
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What one committed transaction changed, as observers see it.
+struct CommittedChanges: Sendable {
+    /// A row's change, its key in the table's key order (empty for tables observed without keys).
+    struct Row: Sendable {
+        enum Operation: Int64, Sendable {
+            case insert = 1, update = 2, delete = 3
+        }
+        let operation: Operation
+        let key: [SQLValue]
+    }
+
+    /// Lowercased names of the tables the transaction wrote.
+    var tables: Set<String> = []
+    /// Row changes by lowercased table name, in the order they happened.
+    var rows: [String: [Row]] = [:]
+    /// Which tables and rows changed is unknown, so every observer treats everything as
+    /// changed: a commit by another connection (another process, or another store on the
+    /// file), or one whose transaction began before the set of observed tables changed (its
+    /// triggers may not cover a table observed since).
+    var isUnknown = false
+    /// The tracker generation the transaction's triggers matched.
+    var generation = -1
+
+    var isEmpty: Bool { tables.isEmpty && !isUnknown }
+}
+
+/// Something that wants to hear about committed changes. Called on the writer's thread right
+/// after each commit, in commit order: it must only hand the work on, never block.
+protocol ChangeObserver: AnyObject, Sendable {
+    func receive(_ changes: CommittedChanges)
+    /// The store closed: finish, and let go of it.
+    func storeClosed()
+}
+
+/// A table the writer records changes of, with the key columns to record.
+struct ObservedTable: Sendable, Hashable {
+    let name: String
+    let keyColumns: [String]
+}
+
+/// The store's observers and the tables they watch. The writer asks it, at the start of each
+/// write transaction, which tables need triggers (`PooledConnection.watch`), and hands it
+/// each committed transaction's changes; a timer polls `PRAGMA data_version` for commits of
+/// other connections while anything is observed.
+final class ChangeTracker: @unchecked Sendable {
+    // @unchecked: every stored var is read and written only while `lock` is held
+    // (`seenVersion` while `pollLock` is).
+    private let lock = NSLock()
+    private var observers: [ObjectIdentifier: (observer: any ChangeObserver, tables: [ObservedTable])] = [:]
+    private(set) var generation = 0
+    private var watched: [String: ObservedTable] = [:]
+    /// Whether anything is observed: the writer records changes only then.
+    private var active = false
+
+    var isActive: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return active
+    }
+
+    // External changes: a connection of its own, polled on a timer.
+    private let location: String?
+    private let busyTimeout: TimeInterval
+    private let pollInterval: TimeInterval
+    private var pollConnection: Connection?
+    private var timer: (any DispatchSourceTimer)?
+    /// The poll connection's `data_version` after the last change this store knows of.
+    private var seenVersion: Int64?
+    private let pollQueue = DispatchQueue(label: "ModelStore change poll")
+
+    init(location: String?, busyTimeout: TimeInterval, pollInterval: TimeInterval) {
+        self.location = location
+        self.busyTimeout = busyTimeout
+        self.pollInterval = pollInterval
+    }
+
+    deinit {
+        timer?.cancel()
+        pollConnection?.close()
+    }
+
+    // MARK: Observers
+
+    func add(_ observer: any ChangeObserver, tables: [ObservedTable]) {
+        lock.lock()
+        observers[ObjectIdentifier(observer)] = (observer, tables)
+        recomputeWatched()
+        startPollingIfNeeded()
+        lock.unlock()
+    }
+
+    /// Changes the tables `observer` watches (a live query reads other tables now).
+    func update(_ observer: any ChangeObserver, tables: [ObservedTable]) {
+        lock.lock()
+        if observers[ObjectIdentifier(observer)] != nil {
+            observers[ObjectIdentifier(observer)] = (observer, tables)
+            recomputeWatched()
+        }
+        lock.unlock()
+    }
+
+    func remove(_ observer: any ChangeObserver) {
+        lock.lock()
+        observers[ObjectIdentifier(observer)] = nil
+        recomputeWatched()
+        if observers.isEmpty { stopPolling() }
+        lock.unlock()
+    }
+
+    var observerCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return observers.count
+    }
+
+    /// Removes every observer (the store closes): each is told nothing more.
+    func removeAll() -> [any ChangeObserver] {
+        lock.lock()
+        let all = observers.values.map(\.observer)
+        observers = [:]
+        recomputeWatched()
+        stopPolling()
+        lock.unlock()
+        return all
+    }
+
+    private func recomputeWatched() {
+        var tables: [String: ObservedTable] = [:]
+        for entry in observers.values {
+            for table in entry.tables {
+                let key = table.name.lowercased()
+                // Keys are recorded when any observer of the table wants them.
+                if let existing = tables[key], existing.keyColumns.count >= table.keyColumns.count { continue }
+                tables[key] = table
+            }
+        }
+        if tables != watched {
+            watched = tables
+            generation += 1
+        }
+        active = !observers.isEmpty
+    }
+
+    /// The tables the writer must record, and the generation they belong to.
+    func watchedTables() -> (generation: Int, tables: [ObservedTable]) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (generation, Array(watched.values))
+    }
+
+    // MARK: Publishing
+
+    /// Hands a committed transaction's changes to every observer, in commit order (the
+    /// writer calls this from its barrier, one transaction at a time).
+    func publish(_ changes: CommittedChanges) {
+        var changes = changes
+        lock.lock()
+        // Observed tables changed while the transaction ran: some may have had no trigger.
+        if changes.generation != -1, changes.generation != generation { changes.isUnknown = true }
+        let targets = observers.values.map(\.observer)
+        lock.unlock()
+        guard !changes.isEmpty else { return }
+        for observer in targets { observer.receive(changes) }
+    }
+
+    // MARK: Other connections' commits
+
+    /// Runs `commit` (the writer's transaction) so that its own commit is not mistaken for
+    /// another connection's: the poll connection's version is read before (any difference
+    /// then is someone else's commit, published as external) and after (the new baseline).
+    /// The writer holds the write lock in between, so no other commit can fall in the gap.
+    func aroundCommit<T>(enabled: Bool, _ commit: () throws -> T) rethrows -> T {
+        guard enabled else { return try commit() }
+        lock.lock()
+        let polled = pollConnection
+        lock.unlock()
+        guard let polled else { return try commit() }
+        pollLock.lock()
+        defer { pollLock.unlock() }
+        noticeExternal(version(of: polled))
+        let result = try commit()
+        seenVersion = version(of: polled)
+        return result
+    }
+
+    /// Serializes the poll connection's use between the timer and the writer.
+    private let pollLock = NSLock()
+
+    private func version(of connection: Connection) -> Int64? {
+        if case .integer(let version)? = try? connection.scalar("PRAGMA data_version") { return version }
+        return nil
+    }
+
+    /// Caller holds `pollLock`.
+    private func noticeExternal(_ version: Int64?) {
+        guard let version else { return }
+        defer { seenVersion = version }
+        guard let seen = seenVersion, seen != version else { return }
+        publish(CommittedChanges(isUnknown: true))
+    }
+
+    private func startPollingIfNeeded() {
+        guard timer == nil, let location, !observers.isEmpty else { return }
+        if pollConnection == nil {
+            pollConnection = try? Connection(
+                location: location, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, busyTimeout: busyTimeout)
+            if let pollConnection {
+                pollLock.lock()
+                seenVersion = version(of: pollConnection)
+                pollLock.unlock()
+            }
+        }
+        guard let pollConnection else { return }
+        let timer = DispatchSource.makeTimerSource(queue: pollQueue)
+        timer.schedule(deadline: .now() + pollInterval, repeating: pollInterval, leeway: .milliseconds(5))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.pollLock.lock()
+            self.noticeExternal(self.version(of: pollConnection))
+            self.pollLock.unlock()
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    private func stopPolling() {
+        timer?.cancel()
+        timer = nil
+    }
+}
+
+/// Notes the tables a fetch reads, so a live query re-runs only when one of them changes.
+final class TableRecorder: @unchecked Sendable {
+    // @unchecked: `names` is guarded by `lock`; a fetch may read on several connections.
+    private let lock = NSLock()
+    private var names: [String: ObservedTable] = [:]
+
+    func note(_ table: TableDescription) {
+        lock.lock()
+        if names[table.tableName.lowercased()] == nil {
+            names[table.tableName.lowercased()] = ObservedTable(name: table.tableName, keyColumns: [])
+            for join in table.joinTables where names[join.name.lowercased()] == nil {
+                names[join.name.lowercased()] = ObservedTable(name: join.name, keyColumns: [])
+            }
+        }
+        lock.unlock()
+    }
+
+    var tables: [ObservedTable] {
+        lock.lock()
+        defer { lock.unlock() }
+        return Array(names.values)
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The recorder of the fetch running on this thread, if any.
+    static var current: TableRecorder? {
+        pthread_getspecific(key).map { Unmanaged<TableRecorder>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs `body` with this recorder noting the tables every read on this thread uses.
+    func recording<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(Self.key)
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.key, previous) }
+        return try withExtendedLifetime(self) { try body() }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+/// A live query: runs its fetch at once, and again after each committed transaction that
+/// wrote a table the last fetch read. Fetches never overlap, and commits that arrive during
+/// one coalesce into a single re-run, so a burst of commits costs one or two fetches.
+final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
+    // @unchecked: the mutable state is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private weak var store: ModelStore?
+    private let fetch: @Sendable () throws -> Value
+    private let isDuplicate: (@Sendable (Value, Value) -> Bool)?
+    private let deliver: @Sendable (Result<Value, ModelStoreError>) -> Void
+    private let finish: @Sendable () -> Void
+    /// Lowercased tables the last fetch read; nil until the first fetch has run.
+    private var tables: Set<String>?
+    private var running = false
+    private var dirty = false
+    private var ended = false
+    private var last: Value?
+
+    init(
+        store: ModelStore, fetch: @escaping @Sendable () throws -> Value, isDuplicate: (@Sendable (Value, Value) -> Bool)?,
+        deliver: @escaping @Sendable (Result<Value, ModelStoreError>) -> Void, finish: @escaping @Sendable () -> Void
+    ) {
+        self.store = store
+        self.fetch = fetch
+        self.isDuplicate = isDuplicate
+        self.deliver = deliver
+        self.finish = finish
+    }
+
+    func start() {
+        store?.changeTracker.add(self, tables: [])
+        schedule()
+    }
+
+    func receive(_ changes: CommittedChanges) {
+        lock.lock()
+        let relevant = changes.isUnknown || tables.map { !$0.isDisjoint(with: changes.tables) } ?? true
+        lock.unlock()
+        if relevant { schedule() }
+    }
+
+    private func schedule() {
+        lock.lock()
+        guard !ended else { return lock.unlock() }
+        if running {
+            dirty = true
+            return lock.unlock()
+        }
+        running = true
+        lock.unlock()
+        DispatchQueue.global().async { self.run() }
+    }
+
+    private func run() {
+        while true {
+            guard let store else { return end() }
+            let recorder = TableRecorder()
+            let result = Result { try recorder.recording { try fetch() } }.mapError { ModelStoreError.wrapping($0) }
+            let read = recorder.tables
+            // A failed fetch may have read nothing yet: it stays interested in everything.
+            if case .success = result { store.changeTracker.update(self, tables: read) }
+            lock.lock()
+            if case .success = result { tables = Set(read.map { $0.name.lowercased() }) }
+            var repeated = false
+            if case .success(let value) = result, let isDuplicate, let last, isDuplicate(last, value) { repeated = true }
+            if case .success(let value) = result { last = value }
+            let stop = ended
+            lock.unlock()
+            if !stop, !repeated { deliver(result) }
+            lock.lock()
+            if dirty, !ended {
+                dirty = false
+                lock.unlock()
+                continue
+            }
+            running = false
+            lock.unlock()
+            return
+        }
+    }
+
+    /// Stops observing; nothing is delivered afterwards.
+    func cancel() {
+        lock.lock()
+        let wasEnded = ended
+        ended = true
+        lock.unlock()
+        guard !wasEnded else { return }
+        store?.changeTracker.remove(self)
+    }
+
+    private func end() {
+        cancel()
+        finish()
+    }
+
+    func storeClosed() {
+        end()
+    }
+}
+
+/// A model's change stream: each committed transaction that wrote its table, as the keys
+/// inserted, updated and deleted (net of the transaction: a record inserted and deleted in
+/// it is neither).
+final class StreamObserver: ChangeObserver, @unchecked Sendable {
+    // @unchecked: `ended` is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private weak var store: ModelStore?
+    let table: ObservedTable
+    private let deliver: @Sendable (CommittedChanges.Net) -> Void
+    private let finish: @Sendable () -> Void
+    private var ended = false
+
+    init(
+        store: ModelStore, table: ObservedTable, deliver: @escaping @Sendable (CommittedChanges.Net) -> Void,
+        finish: @escaping @Sendable () -> Void
+    ) {
+        self.store = store
+        self.table = table
+        self.deliver = deliver
+        self.finish = finish
+    }
+
+    func start() {
+        store?.changeTracker.add(self, tables: [table])
+    }
+
+    func receive(_ changes: CommittedChanges) {
+        let name = table.name.lowercased()
+        guard changes.isUnknown || changes.tables.contains(name) else { return }
+        lock.lock()
+        let stop = ended
+        lock.unlock()
+        guard !stop else { return }
+        deliver(changes.isUnknown ? .unknown : changes.net(of: name))
+    }
+
+    func cancel() {
+        lock.lock()
+        let wasEnded = ended
+        ended = true
+        lock.unlock()
+        guard !wasEnded else { return }
+        store?.changeTracker.remove(self)
+    }
+
+    func storeClosed() {
+        cancel()
+        finish()
+    }
+}
+
+extension CommittedChanges {
+    /// One table's changes, net of the transaction.
+    struct Net: Sendable {
+        var inserted: [[SQLValue]] = []
+        var updated: [[SQLValue]] = []
+        var deleted: [[SQLValue]] = []
+        var isKnown = true
+
+        static let unknown = Net(isKnown: false)
+    }
+
+    /// The net effect on each key of `table`, in the order keys first changed.
+    func net(of table: String) -> Net {
+        enum State { case inserted, updated, deleted, vanished }
+        var order: [[SQLValue]] = []
+        var states: [[SQLValue]: State] = [:]
+        for row in rows[table] ?? [] {
+            let before = states[row.key]
+            if before == nil { order.append(row.key) }
+            switch (before, row.operation) {
+            case (nil, .insert): states[row.key] = .inserted
+            case (nil, .update): states[row.key] = .updated
+            case (nil, .delete): states[row.key] = .deleted
+            case (.inserted?, .delete): states[row.key] = .vanished  // never visible outside
+            case (.inserted?, _): states[row.key] = .inserted
+            case (.deleted?, .insert): states[row.key] = .updated  // replaced
+            case (.vanished?, .insert): states[row.key] = .inserted
+            case (_, .delete): states[row.key] = .deleted
+            case (.vanished?, _): states[row.key] = .inserted
+            case (_, _): states[row.key] = .updated
+            }
+        }
+        var net = Net()
+        for key in order {
+            switch states[key] {
+            case .inserted?: net.inserted.append(key)
+            case .updated?: net.updated.append(key)
+            case .deleted?: net.deleted.append(key)
+            default: break
+            }
+        }
+        // A table observed without keys (or with too long a key) still changed.
+        if net.inserted.isEmpty, net.updated.isEmpty, net.deleted.isEmpty, (rows[table] ?? []).contains(where: { $0.key.isEmpty }) {
+            net.isKnown = false
+        }
+        return net
+    }
+}
