@@ -40,6 +40,11 @@ let package = Package(
             name: "migration-bench",
             dependencies: ["CBaseline", .product(name: "ModelStore", package: root)]
         ),
+        // Writer throughput under live queries, and delivery latency, next to GRDB's ValueObservation.
+        .executableTarget(
+            name: "observation-bench",
+            dependencies: [.product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]

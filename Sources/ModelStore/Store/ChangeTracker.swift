@@ -69,25 +69,31 @@ final class ChangeTracker: @unchecked Sendable {
         return active
     }
 
-    // External changes: a connection of its own, polled on a timer.
-    private let location: String?
-    private let busyTimeout: TimeInterval
+    /// Whether anything is observed, and the generation of the watched tables: what the
+    /// writer asks once per transaction.
+    var state: (active: Bool, generation: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (active, generation)
+    }
+
+    // Other connections' commits: the writer's `PRAGMA data_version`, which changes only when
+    // another connection commits, polled on a timer while anything is observed.
     private let pollInterval: TimeInterval
-    private var pollConnection: Connection?
+    /// Reads the writer's data version, or nil when the writer is not open.
+    private let versionSource: @Sendable () -> Int64?
     private var timer: (any DispatchSourceTimer)?
-    /// The poll connection's `data_version` after the last change this store knows of.
+    /// The data version after the last commit this store published.
     private var seenVersion: Int64?
     private let pollQueue = DispatchQueue(label: "ModelStore change poll")
 
-    init(location: String?, busyTimeout: TimeInterval, pollInterval: TimeInterval) {
-        self.location = location
-        self.busyTimeout = busyTimeout
+    init(pollInterval: TimeInterval, versionSource: @escaping @Sendable () -> Int64?) {
         self.pollInterval = pollInterval
+        self.versionSource = versionSource
     }
 
     deinit {
         timer?.cancel()
-        pollConnection?.close()
     }
 
     // MARK: Observers
@@ -176,60 +182,11 @@ final class ChangeTracker: @unchecked Sendable {
 
     // MARK: Other connections' commits
 
-    /// Runs `commit` (the writer's transaction) so that its own commit is not mistaken for
-    /// another connection's: the poll connection's version is read before (any difference
-    /// then is someone else's commit, published as external) and after (the new baseline).
-    /// The writer holds the write lock in between, so no other commit can fall in the gap.
-    func aroundCommit<T>(enabled: Bool, _ commit: () throws -> T) rethrows -> T {
-        guard enabled else { return try commit() }
-        lock.lock()
-        let polled = pollConnection
-        lock.unlock()
-        guard let polled else { return try commit() }
-        pollLock.lock()
-        defer { pollLock.unlock() }
-        noticeExternal(version(of: polled))
-        let result = try commit()
-        seenVersion = version(of: polled)
-        return result
-    }
-
-    /// Serializes the poll connection's use between the timer and the writer.
-    private let pollLock = NSLock()
-
-    private func version(of connection: Connection) -> Int64? {
-        if case .integer(let version)? = try? connection.scalar("PRAGMA data_version") { return version }
-        return nil
-    }
-
-    /// Caller holds `pollLock`.
-    private func noticeExternal(_ version: Int64?) {
-        guard let version else { return }
-        defer { seenVersion = version }
-        guard let seen = seenVersion, seen != version else { return }
-        publish(CommittedChanges(isUnknown: true))
-    }
-
     private func startPollingIfNeeded() {
-        guard timer == nil, let location, !observers.isEmpty else { return }
-        if pollConnection == nil {
-            pollConnection = try? Connection(
-                location: location, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, busyTimeout: busyTimeout)
-            if let pollConnection {
-                pollLock.lock()
-                seenVersion = version(of: pollConnection)
-                pollLock.unlock()
-            }
-        }
-        guard let pollConnection else { return }
+        guard timer == nil, !observers.isEmpty else { return }
         let timer = DispatchSource.makeTimerSource(queue: pollQueue)
-        timer.schedule(deadline: .now() + pollInterval, repeating: pollInterval, leeway: .milliseconds(5))
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.pollLock.lock()
-            self.noticeExternal(self.version(of: pollConnection))
-            self.pollLock.unlock()
-        }
+        timer.schedule(deadline: .now(), repeating: pollInterval, leeway: .milliseconds(5))
+        timer.setEventHandler { [weak self] in self?.poll() }
         timer.resume()
         self.timer = timer
     }
@@ -237,6 +194,18 @@ final class ChangeTracker: @unchecked Sendable {
     private func stopPolling() {
         timer?.cancel()
         timer = nil
+        seenVersion = nil
+    }
+
+    /// Publishes an external change when the writer's data version moved since the last poll.
+    private func poll() {
+        guard let version = versionSource() else { return }
+        lock.lock()
+        let seen = seenVersion
+        let polling = timer != nil
+        if polling { seenVersion = version }
+        lock.unlock()
+        if polling, let seen, seen != version { publish(CommittedChanges(isUnknown: true)) }
     }
 }
 

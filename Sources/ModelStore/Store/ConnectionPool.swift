@@ -307,6 +307,15 @@ final class ConnectionPool: @unchecked Sendable {
         return link
     }
 
+    /// The writer's data version for the change poll; nil until the writer is open, or once
+    /// closed. Never opens the store.
+    func writerDataVersion() -> Int64? {
+        condition.lock()
+        let link = closed ? nil : writerLink
+        condition.unlock()
+        return link?.dataVersion()
+    }
+
     // MARK: Readers
 
     /// Runs `body` with a reader connection, waiting for one when all are busy.
@@ -409,7 +418,7 @@ final class ConnectionPool: @unchecked Sendable {
                     complete = false
                 }
             }
-            writer.connection.close()
+            writer.closeExclusively()
         }
         return complete
     }

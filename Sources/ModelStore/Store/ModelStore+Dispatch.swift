@@ -85,15 +85,18 @@ extension ModelStore {
         // Observation: the transaction records its row changes when anything is observed
         // (and clears triggers left from observers that are gone); they are published only
         // once it has committed.
-        let observing = changeTracker.isActive
+        let (observing, generation) = changeTracker.state
         let recording = observing || !link.watchedTables.isEmpty
         var changes: CommittedChanges?
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {
-                let result = try changeTracker.aroundCommit(enabled: observing) {
+                let result = try link.exclusively {
                     try link.connection.inTransaction {
                         try link.noticeSchemaChanges(in: self)
-                        if recording { try link.watch(changeTracker) }
+                        // (After the schema check, which forgets triggers a change may have dropped.)
+                        if recording, generation != link.watchGeneration || !link.absentWatchedTables.isEmpty {
+                            try link.watch(changeTracker)
+                        }
                         let result = try body(Session(store: self, link: link, role: .writer))
                         try link.recordOwnSchemaChanges()
                         if recording {

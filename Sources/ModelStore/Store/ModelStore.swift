@@ -148,9 +148,12 @@ public final class ModelStore: Sendable {
                 steps: configuration.migrations, backsUp: configuration.backsUpBeforeMigrating,
                 waitLimit: configuration.migrationWaitLimit))
         self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
+        let pool = self.pool
+        let isFile: Bool
+        if case .file = location { isFile = true } else { isFile = false }
         self.changeTracker = ChangeTracker(
-            location: path, busyTimeout: configuration.busyTimeout,
-            pollInterval: max(0.001, configuration.externalChangePollInterval))
+            pollInterval: max(0.001, configuration.externalChangePollInterval),
+            versionSource: { isFile ? pool.writerDataVersion() : nil })
         // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
         if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
         let completions = DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")")

@@ -12,8 +12,6 @@ extension PooledConnection {
     /// transaction (so a failure rolls the trigger DDL back with it).
     func watch(_ tracker: ChangeTracker) throws {
         let (generation, tables) = tracker.watchedTables()
-        let missing = tables.filter { watchedTables[$0.name.lowercased()] == nil }
-        guard generation != watchGeneration || !missing.isEmpty else { return }
         let keys = (0..<Self.recordedKeyColumns).map { "k\($0)" }
         try connection.execute(
             "CREATE TEMP TABLE IF NOT EXISTS \(Self.changeTable) (tbl TEXT NOT NULL, op INTEGER NOT NULL, \(keys.joined(separator: ", ")))")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A connection as the store uses it: with its own copy of the tables it knows are ready,
 /// read without locks because the connection serves one block at a time.
 final class PooledConnection {
@@ -20,9 +22,39 @@ final class PooledConnection {
     var absentWatchedTables: [ObservedTable] = []
     /// The live query fetch this connection is reading for, which notes the tables it uses.
     var recorder: TableRecorder?
+    /// Held while the writer runs a transaction, and by the change poll while it reads the
+    /// writer's data version (the connection serves one thread at a time).
+    private let access = NSLock()
+    private var isClosed = false
 
     init(_ connection: Connection) {
         self.connection = connection
+    }
+}
+
+extension PooledConnection {
+    /// Runs `body` holding the connection against the change poll.
+    func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        access.lock()
+        defer { access.unlock() }
+        return try body()
+    }
+
+    /// The connection's `PRAGMA data_version` — which changes when another connection
+    /// commits — or nil once closed. Waits for a running transaction.
+    func dataVersion() -> Int64? {
+        access.lock()
+        defer { access.unlock() }
+        guard !isClosed, case .integer(let version)? = try? connection.scalar("PRAGMA data_version") else { return nil }
+        return version
+    }
+
+    /// Closes the connection, once no transaction or poll uses it.
+    func closeExclusively() {
+        access.lock()
+        isClosed = true
+        connection.close()
+        access.unlock()
     }
 }
 
