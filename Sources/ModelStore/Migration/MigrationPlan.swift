@@ -57,37 +57,42 @@ enum MigrationPlanner {
         let foreignKeys = try connection.scalar("PRAGMA foreign_keys")
         try connection.execute("PRAGMA foreign_keys = OFF")
         defer { try? connection.execute("PRAGMA foreign_keys = \(foreignKeys == .integer(1) ? "ON" : "OFF")") }
-        try connection.execute("BEGIN IMMEDIATE")
-        defer {
-            connection.setTrace(nil)
-            try? connection.execute("ROLLBACK")
-        }
-        connection.setTrace { collector.add($0) }
-        let applied = try MigrationRunner.applied(on: connection)
-        var pending = try MigrationRunner.pending(steps, applied: applied)
-        // A new file runs no step (see `MigrationRunner.run`).
-        if applied.isEmpty, try MigrationRunner.isNew(connection) { pending = [] }
-        try connection.execute(
-            "CREATE TABLE IF NOT EXISTS \(MigrationRunner.versionTable) (position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied REAL NOT NULL)"
-        )
-        var position = steps.count - pending.count
-        for step in pending {
-            try MigrationRunner.runStep(step, position: position, on: connection, backup: nil)
-            position += 1
-        }
-        // What exists now decides which `IF NOT EXISTS` statements of the models would act.
-        collector.existing = try names(on: connection)
-        collector.filtersExisting = true
-        var claimed = SchemaNames()
-        for table in tables {
-            try claimed.claim(table)
-            try SchemaMigrator.prepare(table, on: connection)
-        }
-        connection.setTrace(nil)
-        let (unusedColumns, unusedTables) = try unused(by: tables, on: connection)
-        return MigrationPlan(
-            pendingSteps: pending.map(\.name), statements: collector.statements, unusedColumns: unusedColumns,
-            unusedTables: unusedTables)
+        struct Undo: Error {}
+        var plan: MigrationPlan?
+        defer { connection.setTrace(nil) }
+        do {
+            // The whole plan in one transaction that is always rolled back.
+            try connection.inTransaction {
+                connection.setTrace { collector.add($0) }
+                let applied = try MigrationRunner.applied(on: connection)
+                var pending = try MigrationRunner.pending(steps, applied: applied)
+                // A new file runs no step (see `MigrationRunner.run`).
+                if applied.isEmpty, try MigrationRunner.isNew(connection) { pending = [] }
+                try connection.execute(
+                    "CREATE TABLE IF NOT EXISTS \(MigrationRunner.versionTable) (position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied REAL NOT NULL)"
+                )
+                var position = steps.count - pending.count
+                for step in pending {
+                    try MigrationRunner.runStep(step, position: position, on: connection, backup: nil)
+                    position += 1
+                }
+                // What exists now decides which `IF NOT EXISTS` statements of the models would act.
+                collector.existing = try names(on: connection)
+                collector.filtersExisting = true
+                var claimed = SchemaNames()
+                for table in tables {
+                    try claimed.claim(table)
+                    try SchemaMigrator.prepare(table, on: connection)
+                }
+                connection.setTrace(nil)
+                let (unusedColumns, unusedTables) = try unused(by: tables, on: connection)
+                plan = MigrationPlan(
+                    pendingSteps: pending.map(\.name), statements: collector.statements, unusedColumns: unusedColumns,
+                    unusedTables: unusedTables)
+                throw Undo()
+            }
+        } catch is Undo {}
+        return plan!
     }
 
     /// The descriptions of `models` and every model their relationships reach, each once.
@@ -119,7 +124,7 @@ enum MigrationPlanner {
         var columns: [MigrationPlan.StoredColumn] = []
         var unusedTables: [String] = []
         let statement = try connection.makeStatement(
-            "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'modelstore\\_%' ESCAPE '\\' ORDER BY name"
+            "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' AND lower(name) NOT IN (\(MigrationRunner.internalTables)) ORDER BY name"
         )
         var names: [String] = []
         try statement.forEachRow { names.append(statement.string(at: 0)) }
@@ -154,7 +159,10 @@ enum MigrationPlanner {
         func add(_ sql: String) {
             let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
             let verb = trimmed.prefix { $0.isLetter }.uppercased()
-            guard ["CREATE", "ALTER", "DROP", "INSERT", "UPDATE", "DELETE", "REPLACE"].contains(verb) else { return }
+            guard
+                ["CREATE", "ALTER", "DROP", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"].contains(verb)
+                    || (verb == "PRAGMA" && trimmed.contains("="))
+            else { return }
             guard !trimmed.contains(MigrationRunner.versionTable) else { return }
             if filtersExisting, let range = trimmed.range(of: "IF NOT EXISTS ", options: .caseInsensitive) {
                 let rest = trimmed[range.upperBound...]

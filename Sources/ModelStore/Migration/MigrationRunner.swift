@@ -18,6 +18,8 @@ import Foundation
 /// (SQLite's transaction); the next open runs the step again.
 enum MigrationRunner {
     static let versionTable = "modelstore_migrations"
+    /// The files this process is migrating, and the threads running their steps.
+    private static let migrating = Locked<[String: Set<ObjectIdentifier>]>([:])
 
     /// Checks the list itself: names present and unique.
     static func validate(_ steps: [MigrationStep]) throws {
@@ -66,10 +68,31 @@ enum MigrationRunner {
     /// that runs. `waitLimit`: how long to wait for another process's migration.
     static func run(_ steps: [MigrationStep], on connection: Connection, backupPath: String?, waitLimit: TimeInterval) throws {
         try validate(steps)
-        guard !steps.isEmpty, let first = try pending(steps, applied: applied(on: connection)).first else { return }
+        let recorded = try applied(on: connection)
+        guard !steps.isEmpty, let first = try pending(steps, applied: recorded).first else { return }
+        // A step that opens another store on its own file would wait for its own write lock.
+        let file = connection.filename
+        let thread = ObjectIdentifier(Thread.current)
+        if let file {
+            let reentered = migrating.withLock { files -> Bool in
+                if files[file]?.contains(thread) == true { return true }
+                files[file, default: []].insert(thread)
+                return false
+            }
+            if reentered {
+                throw ModelStoreError(
+                    .reentrancy,
+                    "A migration step of \(file) opened a store on the same file, whose steps would wait for the running step's write lock forever.",
+                    suggestion: "Do a step's work through its MigrationContext; open stores on the file after it has migrated.")
+            }
+        }
+        defer {
+            if let file { migrating.withLock { $0[file]?.remove(thread) } }
+        }
         var backup: String?
         if let backupPath, try !isNew(connection) {
-            backup = backupPath + ".before-" + String(first.name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })
+            let name = String(first.name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })
+            backup = backupPath + ".before-\(recorded.count + 1)-" + name
             try copy(connection, to: backup!, before: first.name)
         }
         // A rebuild drops and recreates a table, which foreign keys would cascade into its
@@ -101,8 +124,10 @@ enum MigrationRunner {
         let context = MigrationContext(connection: connection, stepName: step.name)
         defer { context.isActive = false }
         do {
+            // Links the file already broke (another tool's data) are not the step's doing.
+            let brokenBefore = try foreignKeyViolations(on: connection)
             try connection.refusingTransactionControl { try step.body(context) }
-            try checkForeignKeys(on: connection, step: step.name)
+            try checkForeignKeys(on: connection, except: brokenBefore)
             try record(step.name, position: position, on: connection)
         } catch {
             throw failure(of: step.name, error, backup: backup)
@@ -118,9 +143,12 @@ enum MigrationRunner {
     /// Whether the file holds no table but ModelStore's own: a new file.
     static func isNew(_ connection: Connection) throws -> Bool {
         try connection.scalar(
-            "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'modelstore\\_%' ESCAPE '\\' LIMIT 1"
+            "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' AND lower(name) NOT IN (\(internalTables)) LIMIT 1"
         ) == nil
     }
+
+    /// ModelStore's own tables in a file, as an SQL list of lowercased names.
+    static let internalTables = "'\(versionTable)', '\(TableRebuild.temporaryName)'"
 
     /// A step's error, saying which step failed, that it was undone, and where the backup is.
     static func failure(of step: String, _ error: any Error, backup: String?) -> ModelStoreError {
@@ -135,20 +163,41 @@ enum MigrationRunner {
         return failure
     }
 
-    /// Fails when any row refers to a missing one: the step must leave links whole.
-    private static func checkForeignKeys(on connection: Connection, step: String) throws {
+    struct Violation: Hashable {
+        let table: String
+        let rowid: Int64
+        let parent: String
+        let constraint: Int64
+    }
+
+    /// Every row that refers to a missing one, as `PRAGMA foreign_key_check` reports them.
+    private static func foreignKeyViolations(on connection: Connection) throws -> Set<Violation> {
         let check = try connection.makeStatement("PRAGMA main.foreign_key_check")
-        var problems: [String: (parent: String, count: Int)] = [:]
+        var found = Set<Violation>()
         try check.forEachRow {
-            let table = check.string(at: 0)
-            problems[table] = (check.string(at: 2), (problems[table]?.count ?? 0) + 1)
+            found.insert(
+                Violation(
+                    table: check.string(at: 0), rowid: check.int64(at: 1), parent: check.string(at: 2), constraint: check.int64(at: 3)))
+        }
+        return found
+    }
+
+    /// Fails when the step left a row referring to a missing one: it must leave links whole.
+    /// Foreign keys are off while steps run (a rebuild must not cascade), so a delete does
+    /// not remove or clear the rows that refer to it: the step must.
+    private static func checkForeignKeys(on connection: Connection, except before: Set<Violation>) throws {
+        var problems: [String: (parent: String, count: Int)] = [:]
+        for violation in try foreignKeyViolations(on: connection) where !before.contains(violation) {
+            problems[violation.table] = (violation.parent, (problems[violation.table]?.count ?? 0) + 1)
         }
         guard !problems.isEmpty else { return }
         let listed = problems.sorted { $0.key < $1.key }
             .map { "\($0.value.count) row(s) of \($0.key) refer to missing \($0.value.parent) rows" }
         throw ModelStoreError(
             .constraintViolation, "The step leaves broken links: " + listed.joined(separator: "; ") + ".",
-            suggestion: "Update or delete the referring rows in the same step.")
+            suggestion:
+                "Foreign keys are off while migration steps run, so deletes do not cascade: delete or update the referring rows in the same step."
+        )
     }
 
     /// Runs `body` in a write transaction, waiting up to `waitLimit` for another process's

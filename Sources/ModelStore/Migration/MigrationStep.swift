@@ -99,11 +99,27 @@ public final class MigrationContext {
     /// - Throws: `ModelStoreError` from SQLite, which rolls the step back when it escapes.
     public func execute(_ sql: String, arguments: [any SQLValueConvertible] = []) throws {
         let connection = try active()
+        let values = try arguments.map { try $0.sqlValue }
+        var count = 0
         do {
-            if arguments.isEmpty {
-                try connection.execute(sql)
-            } else {
-                try connection.makeStatement(sql).execute(arguments.map { try $0.sqlValue })
+            // All or nothing, also when the step catches the error and goes on.
+            try connection.inTransaction {
+                try connection.forEachStatement(in: sql) { statement in
+                    count += 1
+                    guard values.isEmpty || count == 1 else {
+                        throw ModelStoreError(
+                            .invalidQuery,
+                            "Migration step '\(stepName)' gives arguments to SQL of several statements; values bind to one statement only, so the others would not get them: \(sql)",
+                            suggestion: "Run one statement per execute call when it takes values.")
+                    }
+                    guard !values.isEmpty || statement.parameterCount == 0 else {
+                        throw ModelStoreError(
+                            .invalidQuery,
+                            "Migration step '\(stepName)' runs SQL with \(statement.parameterCount) ? placeholder(s) but gives no arguments; SQLite would bind NULL to them: \(statement.sql)",
+                            suggestion: "Pass the values as arguments.")
+                    }
+                    try statement.execute(values)
+                }
             }
         } catch {
             throw explained(error)
@@ -149,7 +165,8 @@ public final class MigrationContext {
     /// - Throws: `ModelStoreError` `.invalidModel` for a declaration that cannot work, or
     ///   `.schemaMismatch` for a stored table that does not fit.
     public func prepare<M: StoredModel>(_ type: M.Type) throws {
-        try SchemaMigrator.prepare(TableDescription.of(type), on: active())
+        let connection = try active()
+        try connection.inTransaction { try SchemaMigrator.prepare(TableDescription.of(type), on: connection) }
     }
 
     /// Rewrites every record of `Old`'s table as a `New`: reads each as `Old` (its own
@@ -174,58 +191,66 @@ public final class MigrationContext {
         _ old: Old.Type, to new: New.Type, dropping: [String] = [], _ body: (Old) throws -> New?
     ) throws {
         let connection = try active()
-        let oldTable = try TableDescription.of(old)
-        try SchemaRenamer.apply(oldTable, on: connection)
-        // No table, no records: `New`'s table is made in its new shape on first use.
-        guard try SchemaRenamer.exists("table", oldTable.tableName, on: connection) else { return }
-        try SchemaMigrator.prepare(oldTable, on: connection)
-        let newTable = try TableDescription.of(new)
-        if newTable.tableName.lowercased() == oldTable.tableName.lowercased() {
-            // The same table: `New`'s own renames (its link columns, say) apply to it too, so
-            // the copy finds them under the names `New` uses.
-            try SchemaRenamer.apply(newTable, on: connection)
-        }
-        let rebuild = try TableRebuild(
-            connection: connection, table: newTable, source: oldTable.tableName, consumed: Set(oldTable.columns.map(\.name)),
-            dropping: dropping, step: stepName)
-        let carried = rebuild.oldColumns.map(\.name).filter { name in
-            !oldTable.columns.contains { $0.name.lowercased() == name.lowercased() }
-                && !dropping.contains { $0.lowercased() == name.lowercased() }
-        }
-        try rebuild.run {
-            let select = try connection.makeStatement(
-                "SELECT " + ([oldTable.selectList] + carried.map(quoted)).joined(separator: ", ") + " FROM "
-                    + oldTable.quotedTable)
-            let targets = rebuild.targetColumns
-            let insert = try connection.makeStatement(
-                "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
-                    + ") VALUES (" + targets.map { _ in "?" }.joined(separator: ", ") + ")")
-            let decoder = RowDecoder(statement: select, layout: oldTable.layout, keyPositions: oldTable.keyPositions)
-            let encoder = RowEncoder(layout: newTable.layout)
-            let carriedOffset = Int32(oldTable.columns.count)
-            var carriedPosition: [String: Int32] = [:]
-            for (index, name) in carried.enumerated() { carriedPosition[name.lowercased()] = carriedOffset + Int32(index) }
-            try select.forEachRow {
-                guard let model = try body(try decoder.decode(Old.self)) else { return }
-                try encoder.encode(model)
-                var values: [SQLValue] = []
-                values.reserveCapacity(targets.count)
-                for (position, column) in newTable.columns.enumerated() {
-                    if let value = encoder.value(at: position) {
-                        values.append(value)
-                    } else if let index = carriedPosition[column.name.lowercased()] {
-                        values.append(select.value(at: index))
-                    } else {
-                        values.append(.null)
+        // A savepoint: a helper that fails leaves nothing behind, even when the step
+        // catches its error and goes on.
+        try connection.inTransaction {
+            let oldTable = try TableDescription.of(old)
+            try SchemaRenamer.apply(oldTable, on: connection)
+            // No table, no records: `New`'s table is made in its new shape on first use.
+            guard try SchemaRenamer.exists("table", oldTable.tableName, on: connection) else { return }
+            try SchemaMigrator.prepare(oldTable, on: connection)
+            let newTable = try TableDescription.of(new)
+            if newTable.tableName.lowercased() == oldTable.tableName.lowercased() {
+                // The same table: `New`'s own renames (its link columns, say) apply to it too, so
+                // the copy finds them under the names `New` uses.
+                try SchemaRenamer.applyWithTargets(newTable, on: connection)
+            }
+            // `Old`'s properties are what the closure turns into `New`; its link columns are not
+            // (relationships are not loaded), so they are carried like any column `Old` lacks.
+            let links = Set(oldTable.foreignKeyColumns.map { $0.name.lowercased() })
+            let consumed = oldTable.columns.map(\.name).filter { !links.contains($0.lowercased()) }
+            let rebuild = try TableRebuild(
+                connection: connection, table: newTable, source: oldTable.tableName, consumed: Set(consumed),
+                dropping: dropping, step: stepName)
+            let carried = rebuild.oldColumns.map(\.name).filter { name in
+                !consumed.contains { $0.lowercased() == name.lowercased() }
+                    && !dropping.contains { $0.lowercased() == name.lowercased() }
+            }
+            try rebuild.run {
+                let select = try connection.makeStatement(
+                    "SELECT " + ([oldTable.selectList] + carried.map(quoted)).joined(separator: ", ") + " FROM "
+                        + oldTable.quotedTable)
+                let targets = rebuild.targetColumns
+                let insert = try connection.makeStatement(
+                    "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
+                        + ") VALUES (" + targets.map { _ in "?" }.joined(separator: ", ") + ")")
+                let decoder = RowDecoder(statement: select, layout: oldTable.layout, keyPositions: oldTable.keyPositions)
+                let encoder = RowEncoder(layout: newTable.layout)
+                let carriedOffset = Int32(oldTable.columns.count)
+                var carriedPosition: [String: Int32] = [:]
+                for (index, name) in carried.enumerated() { carriedPosition[name.lowercased()] = carriedOffset + Int32(index) }
+                try select.forEachRow {
+                    guard let model = try body(try decoder.decode(Old.self)) else { return }
+                    try encoder.encode(model)
+                    var values: [SQLValue] = []
+                    values.reserveCapacity(targets.count)
+                    for (position, column) in newTable.columns.enumerated() {
+                        if let value = encoder.value(at: position) {
+                            values.append(value)
+                        } else if let index = carriedPosition[column.name.lowercased()] {
+                            values.append(select.value(at: index))
+                        } else {
+                            values.append(.null)
+                        }
                     }
-                }
-                for extra in rebuild.extras {
-                    values.append(carriedPosition[extra.name.lowercased()].map { select.value(at: $0) } ?? .null)
-                }
-                do {
-                    try insert.execute(values)
-                } catch let error as ModelStoreError {
-                    throw error.naming(model: newTable.modelName)
+                    for extra in rebuild.extras {
+                        values.append(carriedPosition[extra.name.lowercased()].map { select.value(at: $0) } ?? .null)
+                    }
+                    do {
+                        try insert.execute(values)
+                    } catch let error as ModelStoreError {
+                        throw error.naming(model: newTable.modelName)
+                    }
                 }
             }
         }
@@ -245,25 +270,30 @@ public final class MigrationContext {
     ///   refuse, `.invalidQuery` for a `values` or `dropping` name that does not fit.
     public func rebuild<M: StoredModel>(_ type: M.Type, values: [String: String] = [:], dropping: [String] = []) throws {
         let connection = try active()
-        let table = try TableDescription.of(type)
-        try SchemaRenamer.apply(table, on: connection)
-        guard try SchemaRenamer.exists("table", table.tableName, on: connection) else { return }
-        let rebuild = try TableRebuild(connection: connection, table: table, source: table.tableName, dropping: dropping, step: stepName)
-        let targets = rebuild.targetColumns
-        for name in values.keys where !targets.contains(name) {
-            throw ModelStoreError(
-                .invalidQuery,
-                "Migration step '\(stepName)' gives a value for \(name), which is not a column of \(table.modelName) (its columns: \(targets.joined(separator: ", "))).",
-                model: table.modelName, column: name)
-        }
-        let expressions = targets.map { name in values[name] ?? (rebuild.oldHas(name) ? quoted(name) : "NULL") }
-        try rebuild.run {
-            do {
-                try connection.execute(
-                    "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
-                        + ") SELECT " + expressions.joined(separator: ", ") + " FROM " + table.quotedTable)
-            } catch let error as ModelStoreError {
-                throw error.naming(model: table.modelName)
+        // A savepoint: a helper that fails leaves nothing behind, even when the step
+        // catches its error and goes on.
+        try connection.inTransaction {
+            let table = try TableDescription.of(type)
+            try SchemaRenamer.applyWithTargets(table, on: connection)
+            guard try SchemaRenamer.exists("table", table.tableName, on: connection) else { return }
+            let rebuild = try TableRebuild(
+                connection: connection, table: table, source: table.tableName, dropping: dropping, step: stepName)
+            let targets = rebuild.targetColumns
+            for name in values.keys where !targets.contains(name) {
+                throw ModelStoreError(
+                    .invalidQuery,
+                    "Migration step '\(stepName)' gives a value for \(name), which is not a column of \(table.modelName) (its columns: \(targets.joined(separator: ", "))).",
+                    model: table.modelName, column: name)
+            }
+            let expressions = targets.map { name in values[name] ?? (rebuild.oldHas(name) ? quoted(name) : "NULL") }
+            try rebuild.run {
+                do {
+                    try connection.execute(
+                        "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
+                            + ") SELECT " + expressions.joined(separator: ", ") + " FROM " + table.quotedTable)
+                } catch let error as ModelStoreError {
+                    throw error.naming(model: table.modelName)
+                }
             }
         }
     }
@@ -278,27 +308,32 @@ public final class MigrationContext {
     /// - Throws: `ModelStoreError` `.invalidQuery` when the table has no such column.
     public func dropColumn(_ column: String, from table: String) throws {
         let connection = try active()
-        let columns = try columns(of: table)
-        guard !columns.isEmpty else { return }
-        guard columns.contains(where: { $0.lowercased() == column.lowercased() }) else {
-            throw ModelStoreError(
-                .invalidQuery, "Migration step '\(stepName)' drops column \(column) of \(table), which has no such column.",
-                column: column, value: table)
+        // A savepoint: a helper that fails leaves nothing behind, even when the step
+        // catches its error and goes on.
+        try connection.inTransaction {
+            let columns = try columns(of: table)
+            guard !columns.isEmpty else { return }
+            guard columns.contains(where: { $0.lowercased() == column.lowercased() }) else {
+                throw ModelStoreError(
+                    .invalidQuery, "Migration step '\(stepName)' drops column \(column) of \(table), which has no such column.",
+                    column: column, value: table)
+            }
+            // SQLite refuses to drop an indexed column; the index has no use without it.
+            let indexes = try connection.makeStatement(
+                "SELECT DISTINCT i.name FROM main.sqlite_master AS i, pragma_index_info(i.name) AS c WHERE i.type = 'index' AND i.tbl_name = ? COLLATE NOCASE AND i.sql IS NOT NULL AND c.name = ? COLLATE NOCASE"
+            )
+            var names: [String] = []
+            try indexes.forEachRow([.text(table), .text(column)]) { names.append(indexes.string(at: 0)) }
+            for name in names { try connection.execute("DROP INDEX \(quoted(name))") }
+            try connection.execute("ALTER TABLE \(quoted(table)) DROP COLUMN \(quoted(column))")
         }
-        // SQLite refuses to drop an indexed column; the index has no use without it.
-        let indexes = try connection.makeStatement(
-            "SELECT DISTINCT i.name FROM main.sqlite_master AS i, pragma_index_info(i.name) AS c WHERE i.type = 'index' AND i.tbl_name = ? COLLATE NOCASE AND i.sql IS NOT NULL AND c.name = ? COLLATE NOCASE"
-        )
-        var names: [String] = []
-        try indexes.forEachRow([.text(table), .text(column)]) { names.append(indexes.string(at: 0)) }
-        for name in names { try connection.execute("DROP INDEX \(quoted(name))") }
-        try connection.execute("ALTER TABLE \(quoted(table)) DROP COLUMN \(quoted(column))")
     }
 
     /// Drops the table `name` and everything in it; nothing when the file has no such table.
     /// - Throws: `ModelStoreError` from SQLite.
     public func dropTable(_ name: String) throws {
         guard try tableExists(name) else { return }
-        try active().execute("DROP TABLE \(quoted(name))")
+        let connection = try active()
+        try connection.inTransaction { try connection.execute("DROP TABLE \(quoted(name))") }
     }
 }

@@ -24,6 +24,9 @@ struct TableRebuild {
     struct OldColumn {
         let name: String
         let declaredType: String
+        var notNull = false
+        /// The column's DEFAULT expression as SQL, if any.
+        var defaultValue: String?
     }
 
     /// The old table's columns, in order.
@@ -45,7 +48,12 @@ struct TableRebuild {
         self.step = step
         let statement = try connection.makeStatement("PRAGMA main.table_info(\(quoted(source)))")
         var columns: [OldColumn] = []
-        try statement.forEachRow { columns.append(OldColumn(name: statement.string(at: 1), declaredType: statement.string(at: 2))) }
+        try statement.forEachRow {
+            columns.append(
+                OldColumn(
+                    name: statement.string(at: 1), declaredType: statement.string(at: 2), notNull: statement.int64(at: 3) != 0,
+                    defaultValue: statement.isNull(at: 4) ? nil : statement.string(at: 4)))
+        }
         guard !columns.isEmpty else {
             throw ModelStoreError(
                 .schemaMismatch, "Migration step '\(step)': there is no table \(source) to rebuild \(table.modelName) from.",
@@ -53,6 +61,72 @@ struct TableRebuild {
         }
         oldColumns = columns
         try check()
+        try refuseWhatCannotBeCarried()
+    }
+
+    /// A table another tool made may have what a rebuild from the model cannot reproduce:
+    /// STRICT or WITHOUT ROWID, generated columns, AUTOINCREMENT, CHECK, UNIQUE or COLLATE
+    /// constraints, foreign keys on columns the model does not have. Rebuilding would drop
+    /// them without a word, so the step is refused instead, before anything changes.
+    private func refuseWhatCannotBeCarried() throws {
+        var found: [String] = []
+        if let kind = try? connection.makeStatement("SELECT strict, wr FROM pragma_table_list WHERE schema = 'main' AND name = ?") {
+            try kind.forEachRow([.text(source)]) {
+                if kind.int64(at: 0) != 0 { found.append("STRICT") }
+                if kind.int64(at: 1) != 0 { found.append("WITHOUT ROWID") }
+            }
+        }
+        let hidden = try connection.makeStatement("SELECT name FROM pragma_table_xinfo(?) WHERE hidden != 0")
+        try hidden.forEachRow([.text(source)]) { found.append("the generated column \(hidden.string(at: 0))") }
+        if case .text(let sql)? = try connection.scalar(
+            "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", [.text(source)])
+        {
+            let words = Self.keywords(of: sql)
+            for keyword in ["AUTOINCREMENT", "CHECK", "UNIQUE", "COLLATE"] where words.contains(keyword) {
+                found.append(keyword)
+            }
+        }
+        let modelColumns = Set(table.columns.map { $0.name.lowercased() })
+        let keys = try connection.makeStatement("SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?)")
+        try keys.forEachRow([.text(source)]) {
+            let column = keys.string(at: 0)
+            if !modelColumns.contains(column.lowercased()) {
+                found.append("a foreign key on \(column) (to \(keys.string(at: 1)))")
+            }
+        }
+        guard !found.isEmpty else { return }
+        throw ModelStoreError(
+            .schemaMismatch,
+            "Migration step '\(step)' cannot rebuild \(source) into \(table.modelName): the table has \(found.joined(separator: ", ")), which a rebuild from the model would not keep. Nothing was changed.",
+            model: table.modelName, value: source,
+            suggestion:
+                "Write this rebuild in SQL with step.execute (SQLite's procedure: create the new table with everything to keep, copy, drop, rename), or remove those first."
+        )
+    }
+
+    /// The upper-cased words of `sql` outside string literals and quoted names.
+    private static func keywords(of sql: String) -> Set<String> {
+        var words = Set<String>()
+        var word = ""
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == (open == "[" ? "]" : open) { quote = nil }
+                continue
+            }
+            if "'\"`[".contains(character) {
+                quote = character
+                continue
+            }
+            if character.isLetter || character == "_" {
+                word.append(character)
+            } else {
+                if !word.isEmpty { words.insert(word.uppercased()) }
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.insert(word.uppercased()) }
+        return words
     }
 
     /// Whether the old table has a column named `name` (ignoring case, as SQLite does).
@@ -100,7 +174,11 @@ struct TableRebuild {
             try connection.execute("DROP \(object.type.uppercased()) \(quoted(object.name))")
         }
         try connection.execute("DROP TABLE IF EXISTS \(quoted(Self.temporaryName))")
-        let extraDefinitions = extras.map { quoted($0.name) + ($0.declaredType.isEmpty ? "" : " " + $0.declaredType) }
+        // Carried columns keep their type, NOT NULL and DEFAULT.
+        let extraDefinitions = extras.map { column in
+            quoted(column.name) + (column.declaredType.isEmpty ? "" : " " + column.declaredType)
+                + (column.notNull ? " NOT NULL" : "") + (column.defaultValue.map { " DEFAULT (\($0))" } ?? "")
+        }
         try connection.execute(SchemaMigrator.createTableSQL(table, named: Self.temporaryName, extraColumns: extraDefinitions))
         try fill()
         try connection.execute("DROP TABLE \(quoted(source))")

@@ -104,6 +104,28 @@ final class Connection {
         return Statement(handle: statement, sql: sql)
     }
 
+    /// Prepares and hands over each statement of `sql` in turn — the next one is prepared
+    /// only after `body` ran the previous (it may depend on what that one created). Empty
+    /// statements and comments are skipped.
+    func forEachStatement(in sql: String, _ body: (Statement) throws -> Void) throws {
+        try sql.withCString { start in
+            var rest: UnsafePointer<CChar>? = start
+            while let current = rest, current.pointee != 0 {
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v2(handle, current, -1, &statement, &tail)
+                guard rc == SQLITE_OK else {
+                    throw ModelStoreError.sqlite(
+                        resultCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+                        sql: String(cString: current))
+                }
+                rest = tail
+                guard let statement else { continue }
+                try body(Statement(handle: statement, sql: String(cString: sqlite3_sql(statement))))
+            }
+        }
+    }
+
     /// A cached statement for `sql`, prepared on first use.
     func cachedStatement(_ sql: String) throws -> Statement {
         if let statement = statementsBySQL[sql] { return statement }
@@ -147,6 +169,13 @@ final class Connection {
         defer { statement.reset() }
         try statement.bind(values)
         return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    /// The main database's file path; nil for an in-memory or temporary database.
+    var filename: String? {
+        guard let name = sqlite3_db_filename(handle, "main") else { return nil }
+        let path = String(cString: name)
+        return path.isEmpty ? nil : path
     }
 
     /// Rows changed by every INSERT, UPDATE or DELETE since the connection opened.

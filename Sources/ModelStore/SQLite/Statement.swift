@@ -9,7 +9,8 @@ final class Statement {
     let handle: OpaquePointer
     let sql: String
     let columnCount: Int32
-    private let parameterCount: Int32
+    /// How many `?` parameters the statement takes.
+    let parameterCount: Int32
 
     init(handle: OpaquePointer, sql: String) {
         self.handle = handle

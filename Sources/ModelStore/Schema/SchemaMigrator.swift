@@ -11,17 +11,19 @@ enum SchemaMigrator {
     static func prepare(_ table: TableDescription, on connection: Connection) throws {
         // Declared renames first, so the checks below see the names the model uses. A check
         // that fails then throws inside the caller's transaction, which undoes the renames.
-        try SchemaRenamer.apply(table, on: connection)
+        try SchemaRenamer.applyWithTargets(table, on: connection)
         // Every check comes before the first write: a table that does not fit is left as it was.
         let existing = try inspect(table, on: connection)
+        var moves: [LinkMove] = []
         if let existing {
             try checkPrimaryKey(table, existing)
             try checkColumnTypes(table, existing, on: connection)
-            try checkOneToOneSides(table, existing, on: connection)
+            moves = try oneToOneMoves(table, existing, on: connection)
         }
         try checkJoinTables(table, on: connection)
         if let existing {
             try addMissingColumns(table, existing, on: connection)
+            for move in moves { try connection.execute(move.sql) }
         } else {
             try connection.execute(createTableSQL(table))
         }
@@ -80,7 +82,6 @@ enum SchemaMigrator {
         guard let existing = try inspect(table, on: connection) else { return .absent }
         try checkPrimaryKey(table, existing)
         try checkColumnTypes(table, existing, on: connection)
-        try checkOneToOneSides(table, existing, on: connection)
         try checkJoinTables(table, on: connection)
         guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return .needsWriter }
         var missing: [JoinTableDescription] = []

@@ -8,9 +8,12 @@
 struct SchemaNames {
     /// Lowercased name → what owns it, in words.
     private var owners: [String: String] = [:]
+    /// Lowercased table name → the model whose table it is, or was (a former name).
+    private var tables: [String: (model: String, isFormer: Bool)] = [:]
 
     /// Claims the join tables, their indexes and the declared indexes of `table`.
     mutating func claim(_ table: TableDescription) throws {
+        try claimTableNames(table)
         var wanted: [(name: String, owner: String)] = table.indexes.map {
             ($0.name, "the index of \(table.modelName) on (\($0.columns.joined(separator: ", ")))")
         }
@@ -48,5 +51,28 @@ struct SchemaNames {
             claimed[key] = owner
         }
         owners = claimed
+    }
+
+    /// A table's former name must not be another model's table, current or former: the
+    /// store would hand one model's records to the other (whichever is used first).
+    private mutating func claimTableNames(_ table: TableDescription) throws {
+        var claimed = tables
+        let names = [(table.tableName, false)] + table.former.tables.map { ($0, true) }
+        for (name, isFormer) in names {
+            let key = name.lowercased()
+            if let existing = claimed[key], existing.model != table.modelName, existing.isFormer || isFormer {
+                let mine = isFormer ? "a former name of \(table.modelName)'s table" : "the table of \(table.modelName)"
+                let theirs = existing.isFormer ? "a former name of \(existing.model)'s table" : "the table of \(existing.model)"
+                throw ModelStoreError(
+                    .invalidModel,
+                    "\(name) is \(mine) and \(theirs): a file holding \(name) could give one model's records to the other.",
+                    model: table.modelName, value: name,
+                    suggestion:
+                        "Give the new model another tableName, or drop the formerNames declaration once no file under the old name remains."
+                )
+            }
+            if claimed[key] == nil || !isFormer { claimed[key] = (table.modelName, isFormer) }
+        }
+        tables = claimed
     }
 }

@@ -20,6 +20,16 @@ enum SchemaRenamer {
         for sql in try plan(table, on: connection) { try connection.execute(sql) }
     }
 
+    /// `apply` for `table` and for the models its relationships point at, whose tables its
+    /// links name: a link written into a table still under its old name would dangle.
+    static func applyWithTargets(_ table: TableDescription, on connection: Connection) throws {
+        try apply(table, on: connection)
+        for relationship in table.relationships {
+            func renameTarget<T: StoredModel>(_ type: T.Type) throws { try apply(TableDescription.of(type), on: connection) }
+            try renameTarget(relationship.target)
+        }
+    }
+
     /// The statements that bring the file's names up to `table`'s, worked out without
     /// writing. Columns are looked up under the table's name after its rename.
     private static func plan(_ table: TableDescription, on connection: Connection) throws -> [String] {

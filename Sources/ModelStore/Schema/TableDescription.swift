@@ -94,6 +94,12 @@ struct TableDescription: Sendable {
                 .invalidModel, "\(modelName).tableName '\(tableName)' starts with 'sqlite_', which SQLite reserves.",
                 model: modelName, suggestion: "Choose another tableName.")
         }
+        // The store's own bookkeeping tables (migrations, rebuilds) must not be a model's.
+        guard !["modelstore_migrations", "modelstore_rebuild"].contains(tableName.lowercased()) else {
+            throw ModelStoreError(
+                .invalidModel, "\(modelName).tableName '\(tableName)' is the name of a table ModelStore keeps for itself.",
+                model: modelName, suggestion: "Choose another tableName.")
+        }
         guard !layout.columns.isEmpty else {
             throw ModelStoreError(
                 .invalidModel, "\(modelName) has no stored properties to make columns of.", model: modelName)

@@ -35,7 +35,7 @@ public final class ModelStore: Sendable {
         /// (see `MigrationStep`). Default: none.
         public var migrations: [MigrationStep]
         /// Whether the store copies its file (SQLite's online backup) before it runs pending
-        /// migration steps, to `<path>.before-<first step's name>`; a failed step's error
+        /// migration steps, to `<path>.before-<position>-<name>` of the first step to run; a failed step's error
         /// names the copy. Default: false. In-memory stores have nothing to copy.
         public var backsUpBeforeMigrating: Bool
         /// How long opening waits for another process that is running the same file's

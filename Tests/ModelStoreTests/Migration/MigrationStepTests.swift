@@ -213,14 +213,14 @@ struct MigrationStepTests {
             throw StepFailure()
         }
         let error = #expect(throws: ModelStoreError.self) { try open([failing], backsUp: true) }
-        let backup = path + ".before-wipe"
+        let backup = path + ".before-1-wipe"
         #expect(error?.message.contains(backup) == true)
         let copy = try ModelStore(path: backup)
         #expect(try Gadget.findAll(in: copy) == gadgets)
         try copy.close()
         // A successful migration leaves its backup too.
         try open([.sql("tidy", "UPDATE Gadget SET weight = 2 WHERE id = 2")], backsUp: true).close()
-        let before = try ModelStore(path: path + ".before-tidy")
+        let before = try ModelStore(path: path + ".before-1-tidy")
         #expect(try Gadget.find(key: 2, in: before)?.weight == nil)
         try before.close()
     }
