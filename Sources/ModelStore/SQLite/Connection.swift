@@ -296,6 +296,24 @@ final class Connection {
         return try body()
     }
 
+    /// Registers the SQL function `modelstore_changed()`, which sets `flag` (and returns
+    /// NULL): a trigger that calls it tells the connection that it fired, so code that reads
+    /// what triggers recorded can skip the read when none did. `flag` must live as long as
+    /// the connection (its owner keeps it).
+    func registerChangeFlag(_ flag: ChangeFlag) throws {
+        let rc = sqlite3_create_function_v2(
+            handle, "modelstore_changed", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, Unmanaged.passUnretained(flag).toOpaque(),
+            { context, _, _ in
+                if let box = sqlite3_user_data(context) {
+                    Unmanaged<ChangeFlag>.fromOpaque(box).takeUnretainedValue().isSet = true
+                }
+                sqlite3_result_null(context)
+            }, nil, nil, nil)
+        guard rc == SQLITE_OK else {
+            throw ModelStoreError.sqlite(resultCode: rc, message: String(cString: sqlite3_errmsg(handle)), sql: nil)
+        }
+    }
+
     // MARK: Tracing
 
     /// Sends the SQL of every statement this connection runs to `handler`, or stops when nil.
@@ -330,4 +348,9 @@ struct StatementKey: Hashable {
     var owner: ObjectIdentifier
     var operation: Int
     var shape: ColumnMask = ColumnMask()
+}
+
+/// Set by SQL (`modelstore_changed()`), read and cleared by Swift, on the connection's thread.
+final class ChangeFlag {
+    var isSet = false
 }

@@ -12,6 +12,11 @@ extension PooledConnection {
     /// transaction (so a failure rolls the trigger DDL back with it).
     func watch(_ tracker: ChangeTracker) throws {
         let (generation, tables) = tracker.watchedTables()
+        if changeFlag == nil {
+            let flag = ChangeFlag()
+            try connection.registerChangeFlag(flag)
+            changeFlag = flag
+        }
         let keys = (0..<Self.recordedKeyColumns).map { "k\($0)" }
         try connection.execute(
             "CREATE TEMP TABLE IF NOT EXISTS \(Self.changeTable) (tbl TEXT NOT NULL, op INTEGER NOT NULL, \(keys.joined(separator: ", ")))")
@@ -41,6 +46,7 @@ extension PooledConnection {
     /// Forgets the triggers (a rolled-back transaction took them, or the schema changed
     /// behind the store's back and may have dropped them with their tables).
     func forgetWatches() {
+        changeFlag?.isSet = false
         watchedTables = [:]
         absentWatchedTables = []
         watchGeneration = -1
@@ -50,6 +56,9 @@ extension PooledConnection {
     func collectChanges() throws -> CommittedChanges {
         var changes = CommittedChanges()
         changes.generation = watchGeneration
+        // No trigger fired (a rolled-back savepoint may have taken what one recorded): nothing to read.
+        guard changeFlag?.isSet == true || !absentWatchedTables.isEmpty else { return changes }
+        changeFlag?.isSet = false
         let statement = try connection.cachedStatement(
             "SELECT tbl, op, " + (0..<Self.recordedKeyColumns).map { "k\($0)" }.joined(separator: ", ")
                 + " FROM temp.\(Self.changeTable) ORDER BY rowid")
@@ -96,13 +105,14 @@ extension PooledConnection {
         let on = "ON main.\(quoted(table.name)) FOR EACH ROW"
         let insert = "INSERT INTO \(changeTable) VALUES"
         // An update that changes the key is the old record's delete and the new one's insert.
+        let flag = "SELECT modelstore_changed();"
         let keyChanged = recorded.isEmpty ? "0" : recorded.map { "OLD.\(quoted($0)) IS NOT NEW.\(quoted($0))" }.joined(separator: " OR ")
         return [
-            "CREATE TEMP TRIGGER IF NOT EXISTS \(quoted(triggerName(table.name, "i"))) AFTER INSERT \(on) BEGIN \(insert) \(values("NEW", 1)); END",
+            "CREATE TEMP TRIGGER IF NOT EXISTS \(quoted(triggerName(table.name, "i"))) AFTER INSERT \(on) BEGIN \(insert) \(values("NEW", 1)); \(flag) END",
             "CREATE TEMP TRIGGER IF NOT EXISTS \(quoted(triggerName(table.name, "u"))) AFTER UPDATE \(on) BEGIN "
                 + "INSERT INTO \(changeTable) SELECT \(quotedLiteral(table.name)), 3, \(recordedOld(recorded)) WHERE \(keyChanged); "
-                + "INSERT INTO \(changeTable) SELECT \(quotedLiteral(table.name)), CASE WHEN \(keyChanged) THEN 1 ELSE 2 END, \(recordedNew(recorded)); END",
-            "CREATE TEMP TRIGGER IF NOT EXISTS \(quoted(triggerName(table.name, "d"))) AFTER DELETE \(on) BEGIN \(insert) \(values("OLD", 3)); END",
+                + "INSERT INTO \(changeTable) SELECT \(quotedLiteral(table.name)), CASE WHEN \(keyChanged) THEN 1 ELSE 2 END, \(recordedNew(recorded)); \(flag) END",
+            "CREATE TEMP TRIGGER IF NOT EXISTS \(quoted(triggerName(table.name, "d"))) AFTER DELETE \(on) BEGIN \(insert) \(values("OLD", 3)); \(flag) END",
         ]
     }
 

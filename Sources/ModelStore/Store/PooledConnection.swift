@@ -20,6 +20,8 @@ final class PooledConnection {
     var watchGeneration = -1
     var watchedTables: [String: ObservedTable] = [:]
     var absentWatchedTables: [ObservedTable] = []
+    /// Set by the triggers when they record a change (registered with the first trigger).
+    var changeFlag: ChangeFlag?
     /// The live query fetch this connection is reading for, which notes the tables it uses.
     var recorder: TableRecorder?
     /// Held while the writer runs a transaction, and by the change poll while it reads the
