@@ -87,6 +87,49 @@ func asyncTour() async throws {
     show("found (async)", try await Snack.find(key: 125)?.name ?? "-")
 }
 
+/// Observing: a live count, and each transaction's keys, while three transactions commit.
+func observationTour() async throws {
+    let store = ModelStore.default
+    var counts = store.observe { try Snack.filter(\.taste == "sour").count() }.makeAsyncIterator()
+    var changes = store.changes(of: Snack.self).makeAsyncIterator()
+    show("sour snacks now", try await counts.next() ?? -1)
+    try await Snack(snackId: 301, name: "Lemon drop", taste: "sour").save()
+    show("after a save", try await counts.next() ?? -1)
+    _ = try await Snack.save([Snack(snackId: 302, name: "Tamarind", taste: "sour"), Snack(snackId: 303, name: "Yuzu", taste: "sour")])
+    show("after a batch", try await counts.next() ?? -1)
+    _ = try await Snack.deleteAll(where: \.taste == "sour")
+    show("after deleting them", try await counts.next() ?? -1)
+    for _ in 0..<3 {
+        guard let change = await changes.next() else { break }
+        show(
+            "a transaction changed",
+            "inserted \(try change.keys(\.inserted, as: Int64.self)), deleted \(try change.keys(\.deleted, as: Int64.self))")
+    }
+}
+
+// `swift run demo watch` prints the live count of snacks until stopped, while
+// `swift run demo import` (in another terminal, another process) imports some.
+switch CommandLine.arguments.dropFirst().first {
+case "watch":
+    FileHandle.standardOutput.write(
+        Data("Watching \(ModelStore.defaultLocation.path) — run `swift run demo import` in another terminal; Ctrl-C stops.\n".utf8))
+    for try await count in ModelStore.default.observe({ try Snack.count() }) {
+        // Straight to the file descriptor: piped output would otherwise wait in a buffer.
+        FileHandle.standardOutput.write(Data("snacks: \(count)\n".utf8))
+    }
+    exit(0)
+case "import":
+    for batch in Int64(0)..<10 {
+        let snacks = (0..<500).map { Snack(snackId: 10_000 + batch * 500 + $0, name: "imported \(batch)-\($0)") }
+        let outcome = try Snack.save(snacks)
+        print("batch \(batch): \(outcome.inserted) inserted")
+        try await Task.sleep(nanoseconds: 300_000_000)
+    }
+    exit(0)
+default:
+    break
+}
+
 do {
     print("Store file: \(ModelStore.defaultLocation.path)\n")
     try Snack.deleteAll()
@@ -163,6 +206,7 @@ do {
     }
     done.wait()
     try await asyncTour()
+    try await observationTour()
 
     show("all", try Snack.findAll().map { "\($0.snackId) \($0.name ?? "-")" })
     show("deleted", try Snack.delete(key: 124))
