@@ -291,3 +291,102 @@ struct ObservationTests {
         #expect(await eventually { released == nil })
     }
 }
+
+private struct Pairing: StoredModel, Equatable {
+    var left: String
+    var right: Int64
+    var note: String?
+    static let primaryKey = ["left", "right"]
+}
+
+private struct Broken: StoredModel {
+    var id: Int64?
+    static let primaryKey = ["id"]
+}
+
+extension ObservationTests {
+    @Test func compositeKeysAndKeyChangesAreReportedAsTheyHappen() async throws {
+        let test = try TestStore(.file)
+        let store = test.store
+        var changes = store.changes(of: Pairing.self).makeAsyncIterator()
+        _ = try await Pairing.save([Pairing(left: "a", right: 1), Pairing(left: "b", right: 2)], in: store)
+        let inserted = try #require(await changes.next())
+        #expect(inserted.inserted == [[.text("a"), .integer(1)], [.text("b"), .integer(2)]])
+        // Raw SQL that changes a key: the old record is gone, a new one is there.
+        try store.rawExecute("UPDATE Pairing SET \"right\" = 3 WHERE \"left\" = 'a'")
+        let moved = try #require(await changes.next())
+        #expect(moved.deleted == [[.text("a"), .integer(1)]])
+        #expect(moved.inserted == [[.text("a"), .integer(3)]])
+        #expect(moved.updated.isEmpty)
+        // Inserted and deleted in one transaction: never visible outside it.
+        try await store.transaction {
+            try Pairing(left: "t", right: 9).save(in: store)
+            _ = try Pairing.delete(key: ["left": "t", "right": 9], in: store)
+            try Pairing(left: "b", right: 2, note: "n").save(in: store)
+        }
+        let net = try #require(await changes.next())
+        #expect(net.inserted.isEmpty && net.deleted.isEmpty)
+        #expect(net.updated == [[.text("b"), .integer(2)]])
+    }
+
+    @Test func linkingRecordsReRunsALiveQueryThatLoadsTheRelationship() async throws {
+        let test = try TestStore(.file)
+        let store = test.store
+        try await Worker(id: 1, name: "Wu").save(in: store)
+        try await Food(id: 1, name: "Pocky").save(in: store)
+        let (seen, task) = collect(Worker.observe(key: 1, loading: .direct, in: store))
+        defer { task.cancel() }
+        #expect(await eventually { seen.current.last??.snacks == [] || seen.current.last??.snacks == nil })
+        // Only the join table changes.
+        try store.rawExecute("INSERT INTO \"Food_workers__Worker_snacks\" VALUES (1, 1)")
+        #expect(await eventually { seen.current.last??.snacks?.map(\.id) == [1] }, "\(seen.current)")
+    }
+
+    @Test func anotherStoresMigrationOnTheFileReachesTheObservers() async throws {
+        let test = try TestStore(.file)
+        let store = test.store
+        let path = try #require(store.path)
+        try await Note(id: 1, text: "a").save(in: store)
+        let counts = Collected<Int>()
+        let token = store.observe({ try Note.count(in: store) }) { result in if case .success(let count) = result { counts.add(count) } }
+        #expect(await eventually { counts.current == [1] })
+        let migrating = try ModelStore(
+            path: path, configuration: .init(migrations: [.sql("more notes", "INSERT INTO Note (id, text) VALUES (2, 'b'), (3, 'c')")]))
+        #expect(await eventually { counts.current.last == 3 })
+        try migrating.close()
+        token.cancel()
+    }
+
+    @Test func aFetchThatFailsEndsTheSequenceWithItsError() async throws {
+        let test = try TestStore()
+        let store = test.store
+        do {
+            for try await _ in store.observe({ try Broken.count(in: store) }) {}
+            Issue.record("the sequence ended without the error")
+        } catch let error as ModelStoreError {
+            #expect(error.code == .invalidModel)
+        }
+        // The handler form reports it and goes on observing.
+        let results = Collected<Bool>()
+        let token = store.observe({ try Broken.count(in: store) }) { result in
+            if case .failure = result { results.add(true) }
+        }
+        #expect(await eventually { results.current == [true] })
+        token.cancel()
+        #expect(await eventually { store.changeTracker.observerCount == 0 })
+    }
+
+    @Test func observingFromInsideATransactionBlockNeitherDeadlocksNorSeesUncommittedWrites() throws {
+        let test = try TestStore(.file)
+        let store = test.store
+        let counts = Collected<Int>()
+        let token = try store.transaction { () throws -> ObservationToken in
+            try Note(id: 1, text: "uncommitted while the block runs").save(in: store)
+            return store.observe({ try Note.count(in: store) }) { result in if case .success(let count) = result { counts.add(count) } }
+        }
+        // The first fetch may come before the commit (it reads what is committed) or after:
+        // either way the commit reaches the observer.
+        #expect(eventually { counts.current.last == 1 }, "\(counts.current)")
+        token.cancel()
+    }
+}

@@ -174,9 +174,10 @@ final class ChangeTracker: @unchecked Sendable {
         lock.lock()
         // Observed tables changed while the transaction ran: some may have had no trigger.
         if changes.generation != -1, changes.generation != generation { changes.isUnknown = true }
+        // Most commits touch nothing observed: they cost this lock and nothing more.
+        guard !changes.isEmpty else { return lock.unlock() }
         let targets = observers.values.map(\.observer)
         lock.unlock()
-        guard !changes.isEmpty else { return }
         for observer in targets { observer.receive(changes) }
     }
 

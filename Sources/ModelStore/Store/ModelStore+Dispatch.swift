@@ -20,7 +20,9 @@ extension ModelStore {
             // A live query's fetch notes the tables it reads (see `observe`).
             let recorder = TableRecorder.current
             do {
-                if readsSkipBarriers { return try runRead(body, recorder: recorder) }
+                // A live query's fetch runs after the commit it answers: it reads the latest
+                // committed snapshot without queueing, so writes never wait for observers.
+                if readsSkipBarriers || (recorder != nil && isFileStore) { return try runRead(body, recorder: recorder) }
                 return try queue.sync { try runRead(body, recorder: recorder) }
             } catch is NeedsWriter {
                 // A table needs extending first: only the writer may do that.
@@ -107,7 +109,9 @@ extension ModelStore {
                     }
                 }
                 link.commitPending(to: self)
-                if let changes { changeTracker.publish(changes) }
+                // Without observers at its start, a transaction records nothing; one that
+                // began before the first observer came still reaches it (as unknown changes).
+                changeTracker.publish(changes ?? CommittedChanges(generation: generation))
                 return result
             } catch {
                 link.discardPending()
@@ -217,7 +221,9 @@ extension ModelStore {
         try refuseInsideBlock()
         let holdsCompletionQueue = isOnCompletionQueue
         let recorder = TableRecorder.current
-        if readsSkipBarriers { return try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder) }
+        if readsSkipBarriers || (recorder != nil && isFileStore) {
+            return try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder)
+        }
         return try queue.sync { try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder) }
     }
 

@@ -83,6 +83,8 @@ public final class ModelStore: Sendable {
     let pool: ConnectionPool
     /// Whether reads bypass the queue's barriers (`ReadOrdering.latestCommitted` on a file).
     let readsSkipBarriers: Bool
+    /// Whether the store is a file (WAL: readers never block the writer).
+    let isFileStore: Bool
     /// Tables this store has created or checked, by model type.
     let registry = Locked<[ObjectIdentifier: TableDescription]>([:])
     /// Every table this store has found complete at least once. Never cleared: when the
@@ -156,6 +158,7 @@ public final class ModelStore: Sendable {
             versionSource: { isFile ? pool.writerDataVersion() : nil })
         // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
         if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
+        if case .file = location { isFileStore = true } else { isFileStore = false }
         let completions = DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")")
         completions.setSpecific(key: completionKey, value: true)
         self.completionQueueBox = Locked(completions)
