@@ -62,6 +62,14 @@ final class ChangeTracker: @unchecked Sendable {
     private var watched: [String: ObservedTable] = [:]
     /// Whether anything is observed: the writer records changes only then.
     private var active = false
+    /// Write transactions published so far (a live query compares it around a fetch).
+    private var commits = 0
+
+    var commitCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return commits
+    }
 
     var isActive: Bool {
         lock.lock()
@@ -102,6 +110,9 @@ final class ChangeTracker: @unchecked Sendable {
         lock.lock()
         observers[ObjectIdentifier(observer)] = (observer, tables)
         recomputeWatched()
+        // A transaction already running records nothing for the new observer: its commit
+        // must reach it as unknown changes.
+        generation += 1
         startPollingIfNeeded()
         lock.unlock()
     }
@@ -172,6 +183,7 @@ final class ChangeTracker: @unchecked Sendable {
     func publish(_ changes: CommittedChanges) {
         var changes = changes
         lock.lock()
+        commits &+= 1
         // Observed tables changed while the transaction ran: some may have had no trigger.
         if changes.generation != -1, changes.generation != generation { changes.isUnknown = true }
         // Most commits touch nothing observed: they cost this lock and nothing more.

@@ -303,17 +303,25 @@ final class ConnectionPool: @unchecked Sendable {
                 "The store's file \(path) was deleted, moved or replaced by another file while the store had it open; nothing was written, so the two databases are not mixed.",
                 suggestion: "Close this store and open the file again (the new file), or put the original file back.")
         }
-        applyTrace(to: link)
         return link
     }
 
-    /// The writer's data version for the change poll; nil until the writer is open, or once
-    /// closed. Never opens the store.
+    /// The writer's data version for the change poll; nil until the writer is open, once
+    /// closed, or while a transaction uses it (the next poll will see the same). Never opens
+    /// the store.
     func writerDataVersion() -> Int64? {
         condition.lock()
         let link = closed ? nil : writerLink
         condition.unlock()
-        return link?.dataVersion()
+        return link?.dataVersionUnlessBusy()
+    }
+
+    /// Gives the writer the current trace handler; the caller holds the writer exclusively
+    /// (`PooledConnection.exclusively`), so the change poll never runs a statement meanwhile.
+    func applyWriterTrace(to link: PooledConnection) {
+        condition.lock()
+        applyTrace(to: link)
+        condition.unlock()
     }
 
     // MARK: Readers
@@ -410,12 +418,12 @@ final class ConnectionPool: @unchecked Sendable {
         if let writer {
             if case .file = location {
                 // (busy, frames in the log, frames folded in): complete when nothing was busy
-                // and every frame is in the file (TRUNCATE leaves an empty log: 0, 0).
-                let statement = try? writer.connection.makeStatement("PRAGMA wal_checkpoint(\(waiting ? "TRUNCATE" : "PASSIVE"))")
-                if let statement, (try? statement.step()) == true {
-                    complete = statement.int64(at: 0) == 0 && statement.int64(at: 1) == statement.int64(at: 2)
-                } else {
-                    complete = false
+                // and every frame is in the file (TRUNCATE leaves an empty log: 0, 0). Held
+                // against the change poll, which may still be reading the data version.
+                complete = writer.exclusively {
+                    let statement = try? writer.connection.makeStatement("PRAGMA wal_checkpoint(\(waiting ? "TRUNCATE" : "PASSIVE"))")
+                    guard let statement, (try? statement.step()) == true else { return false }
+                    return statement.int64(at: 0) == 0 && statement.int64(at: 1) == statement.int64(at: 2)
                 }
             }
             writer.closeExclusively()

@@ -93,7 +93,8 @@ extension ModelStore {
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {
                 let result = try link.exclusively {
-                    try link.connection.inTransaction {
+                    pool.applyWriterTrace(to: link)
+                    return try link.connection.inTransaction {
                         try link.noticeSchemaChanges(in: self)
                         // (After the schema check, which forgets triggers a change may have dropped.)
                         if recording, generation != link.watchGeneration || !link.absentWatchedTables.isEmpty {

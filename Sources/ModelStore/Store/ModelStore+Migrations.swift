@@ -26,7 +26,7 @@ extension ModelStore {
             // The plan traces the connection itself; the store's own handler comes back on
             // the next hand-out.
             defer { link.traceGeneration = -1 }
-            return try MigrationPlanner.plan(configuration.migrations, models: models, on: link.connection)
+            return try link.exclusively { try MigrationPlanner.plan(configuration.migrations, models: models, on: link.connection) }
         }
     }
 

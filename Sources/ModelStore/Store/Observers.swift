@@ -57,12 +57,24 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
         while true {
             guard let store else { return end() }
             let recorder = TableRecorder()
+            let before = store.changeTracker.commitCount
             let result = Result { try recorder.recording { try fetch() } }.mapError { ModelStoreError.wrapping($0) }
             let read = recorder.tables
+            let readNames = Set(read.map { $0.name.lowercased() })
             // A failed fetch may have read nothing yet: it stays interested in everything.
             if case .success = result { store.changeTracker.update(self, tables: read) }
+            // A commit between this fetch's snapshot and the moment the writer watches a
+            // table the fetch newly read may have gone unrecorded: fetch once more.
             lock.lock()
-            if case .success = result { tables = Set(read.map { $0.name.lowercased() }) }
+            let grew = tables.map { !readNames.isSubset(of: $0) } ?? true
+            lock.unlock()
+            if case .success = result, grew, store.changeTracker.commitCount != before {
+                lock.lock()
+                dirty = true
+                lock.unlock()
+            }
+            lock.lock()
+            if case .success = result { tables = readNames }
             var repeated = false
             if case .success(let value) = result, let isDuplicate, let last, isDuplicate(last, value) { repeated = true }
             if case .success(let value) = result { last = value }

@@ -43,9 +43,9 @@ extension PooledConnection {
     }
 
     /// The connection's `PRAGMA data_version` — which changes when another connection
-    /// commits — or nil once closed. Waits for a running transaction.
-    func dataVersion() -> Int64? {
-        access.lock()
+    /// commits — or nil once closed or while a transaction holds the connection.
+    func dataVersionUnlessBusy() -> Int64? {
+        guard access.try() else { return nil }
         defer { access.unlock() }
         guard !isClosed, case .integer(let version)? = try? connection.scalar("PRAGMA data_version") else { return nil }
         return version
