@@ -246,15 +246,9 @@ extension StoredModel {
         -> LiveQuery<Self?>
     {
         let store = ModelStore.resolve(store)
-        let key = AnySendableKey(key)
-        return store.observe { try Self.find(key: key.value, loading: loading, in: store) }
-    }
-}
-
-/// A key value carried into a `@Sendable` fetch.
-private struct AnySendableKey: Sendable {
-    let value: SQLValue
-    init(_ key: some SQLValueConvertible) {
-        value = (try? key.sqlValue) ?? .null
+        // The key as its stored value, carried into the `@Sendable` fetch; a key that has no
+        // stored value (a NaN date) fails the fetch with its error.
+        let key = Result { try key.sqlValue }.mapError { ModelStoreError.wrapping($0) }
+        return store.observe { try Self.find(key: key.get(), loading: loading, in: store) }
     }
 }

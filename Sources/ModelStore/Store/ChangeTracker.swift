@@ -38,7 +38,9 @@ struct CommittedChanges: Sendable {
 /// Something that wants to hear about committed changes. Called on the writer's thread right
 /// after each commit, in commit order: it must only hand the work on, never block.
 protocol ChangeObserver: AnyObject, Sendable {
-    func receive(_ changes: CommittedChanges)
+    /// `origin`: the live-query fetch that made the commit, if one did (it does not re-run
+    /// itself for its own writes).
+    func receive(_ changes: CommittedChanges, origin: TableRecorder?)
     /// The store closed: finish, and let go of it.
     func storeClosed()
 }
@@ -57,7 +59,11 @@ final class ChangeTracker: @unchecked Sendable {
     // @unchecked: every stored var is read and written only while `lock` is held
     // (`seenVersion` while `pollLock` is).
     private let lock = NSLock()
-    private var observers: [ObjectIdentifier: (observer: any ChangeObserver, tables: [ObservedTable])] = [:]
+    /// Each observer, its tables, and the generation from which the writer records them: a
+    /// transaction that began earlier reaches it as unknown changes.
+    private var observers: [ObjectIdentifier: (observer: any ChangeObserver, tables: [ObservedTable], since: Int)] = [:]
+    /// The largest `since`: an empty commit that began at or after it concerns no observer.
+    private var latestSince = 0
     private(set) var generation = 0
     private var watched: [String: ObservedTable] = [:]
     /// Whether anything is observed: the writer records changes only then.
@@ -108,11 +114,12 @@ final class ChangeTracker: @unchecked Sendable {
 
     func add(_ observer: any ChangeObserver, tables: [ObservedTable]) {
         lock.lock()
-        observers[ObjectIdentifier(observer)] = (observer, tables)
-        recomputeWatched()
         // A transaction already running records nothing for the new observer: its commit
         // must reach it as unknown changes.
         generation += 1
+        observers[ObjectIdentifier(observer)] = (observer, tables, generation)
+        latestSince = generation
+        recomputeWatched()
         startPollingIfNeeded()
         lock.unlock()
     }
@@ -120,9 +127,14 @@ final class ChangeTracker: @unchecked Sendable {
     /// Changes the tables `observer` watches (a live query reads other tables now).
     func update(_ observer: any ChangeObserver, tables: [ObservedTable]) {
         lock.lock()
-        if observers[ObjectIdentifier(observer)] != nil {
-            observers[ObjectIdentifier(observer)] = (observer, tables)
+        if let entry = observers[ObjectIdentifier(observer)] {
+            let before = generation
+            observers[ObjectIdentifier(observer)] = (observer, tables, entry.since)
             recomputeWatched()
+            if generation != before, Set(tables) != Set(entry.tables) {
+                observers[ObjectIdentifier(observer)]?.since = generation
+                latestSince = generation
+            }
         }
         lock.unlock()
     }
@@ -180,17 +192,23 @@ final class ChangeTracker: @unchecked Sendable {
 
     /// Hands a committed transaction's changes to every observer, in commit order (the
     /// writer calls this from its barrier, one transaction at a time).
-    func publish(_ changes: CommittedChanges) {
-        var changes = changes
+    func publish(_ changes: CommittedChanges, origin: TableRecorder? = nil) {
         lock.lock()
         commits &+= 1
-        // Observed tables changed while the transaction ran: some may have had no trigger.
-        if changes.generation != -1, changes.generation != generation { changes.isUnknown = true }
         // Most commits touch nothing observed: they cost this lock and nothing more.
-        guard !changes.isEmpty else { return lock.unlock() }
-        let targets = observers.values.map(\.observer)
+        let late = changes.generation != -1 && changes.generation < latestSince
+        guard !changes.isEmpty || late else { return lock.unlock() }
+        let targets = observers.values.map { ($0.observer, $0.since) }
         lock.unlock()
-        for observer in targets { observer.receive(changes) }
+        for (observer, since) in targets {
+            // An observer whose tables the transaction's triggers may not have covered.
+            if changes.generation != -1, changes.generation < since {
+                observer.receive(
+                    CommittedChanges(tables: changes.tables, rows: [:], isUnknown: true, generation: changes.generation), origin: origin)
+            } else if !changes.isEmpty {
+                observer.receive(changes, origin: origin)
+            }
+        }
     }
 
     // MARK: Other connections' commits

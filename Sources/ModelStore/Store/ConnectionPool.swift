@@ -50,6 +50,8 @@ final class ConnectionPool: @unchecked Sendable {
     private var closed = false
     /// The file's device and inode when the store opened it, to notice it being replaced.
     private var identity: FileIdentity?
+    /// A read-only store's connection for the change poll (see `writerDataVersion`).
+    private var pollLink: PooledConnection?
     /// What runs once when the writer opens (see `MigrationRunner`).
     private let migrations: Migrations
     /// The thread running the migration steps, while it runs them.
@@ -182,7 +184,9 @@ final class ConnectionPool: @unchecked Sendable {
             // Reading the journal mode reads the file header: a file that is not a database
             // fails here, before anything is written to it.
             _ = try connection.scalar("PRAGMA journal_mode = WAL")
-            try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+            // Recursive triggers: the rows a REPLACE deletes fire delete triggers too, so
+            // change streams see them (ModelStore's own writes use upserts, never REPLACE).
+            try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON")
         } catch var error as ModelStoreError {
             error.message += " Path: \(locationDescription)"
             throw error
@@ -311,7 +315,12 @@ final class ConnectionPool: @unchecked Sendable {
     /// the store.
     func writerDataVersion() -> Int64? {
         condition.lock()
-        let link = closed ? nil : writerLink
+        var link = closed ? nil : writerLink
+        if link == nil, !closed, isPrepared, readOnly {
+            // A read-only store has no writer: a reader of the poll's own watches the file.
+            if pollLink == nil { pollLink = try? makeReader() }
+            link = pollLink
+        }
         condition.unlock()
         return link?.dataVersionUnlessBusy()
     }
@@ -409,11 +418,14 @@ final class ConnectionPool: @unchecked Sendable {
         }
         let readers = idleReaders
         let writer = writerLink
+        let poll = pollLink
         idleReaders = []
         writerLink = nil
+        pollLink = nil
         readerCount = 0
         condition.unlock()
         for reader in readers { reader.connection.close() }
+        poll?.closeExclusively()
         var complete = true
         if let writer {
             if case .file = location {

@@ -49,7 +49,8 @@ extension ModelStore {
                 }
             }
             try refuseInsideBlock()
-            return try queue.sync(flags: .barrier) { try runWrite(body) }
+            let recorder = TableRecorder.current
+            return try queue.sync(flags: .barrier) { try runWrite(body, recorder: recorder) }
         } catch {
             throw attributed(error)
         }
@@ -103,21 +104,31 @@ extension ModelStore {
                         let result = try body(Session(store: self, link: link, role: .writer))
                         try link.recordOwnSchemaChanges()
                         if recording {
-                            let collected = try link.collectChanges()
+                            var collected = try link.collectChanges()
+                            // DDL in this transaction (raw SQL dropping and making a table)
+                            // may have dropped triggers: which rows changed is unknown, and
+                            // the triggers are made again by the next write.
+                            if try link.schemaChangedInTransaction() {
+                                collected.isUnknown = true
+                                link.resetWatches()
+                            }
                             if observing { changes = collected }
                         }
+                        link.createdTables = []
                         return result
                     }
                 }
                 link.commitPending(to: self)
                 // Without observers at its start, a transaction records nothing; one that
                 // began before the first observer came still reaches it (as unknown changes).
-                changeTracker.publish(changes ?? CommittedChanges(generation: generation))
+                changeTracker.publish(changes ?? CommittedChanges(generation: generation), origin: recorder)
                 return result
             } catch {
                 link.discardPending()
-                // The trigger DDL of a rolled-back transaction went with it.
-                if recording { link.forgetWatches() }
+                link.createdTables = []
+                // The trigger DDL of a rolled-back transaction went with it, the earlier
+                // triggers did not: start again from none.
+                if recording { link.resetWatches() }
                 throw error
             }
         }
@@ -188,15 +199,19 @@ extension ModelStore {
     ) {
         // Counted until delivered, through a hand-off to the writer too: close() waits for it.
         inFlight.begin()
+        // A live query's fetch may read in this form too: its tables are noted all the same.
+        let recorder = TableRecorder.current
         let finish: @Sendable (Result<T, any Error>) -> Void = { result in
             deliver(result)
             self.inFlight.end()
         }
         (readsSkipBarriers ? DispatchQueue.global() : queue).async {
             do {
-                finish(.success(try self.runRead(body)))
+                finish(.success(try self.runRead(body, recorder: recorder)))
             } catch is NeedsWriter {
-                self.queue.async(flags: .barrier) { finish(Result { try self.runWrite(body) }.mapError(self.attributed)) }
+                self.queue.async(flags: .barrier) {
+                    finish(Result { try self.runWrite(body, recorder: recorder) }.mapError(self.attributed))
+                }
             } catch {
                 finish(.failure(self.attributed(error)))
             }

@@ -17,6 +17,8 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
     private var dirty = false
     private var ended = false
     private var last: Value?
+    /// The recorder of the fetch running now.
+    private var fetching: TableRecorder?
 
     init(
         store: ModelStore, fetch: @escaping @Sendable () throws -> Value, isDuplicate: (@Sendable (Value, Value) -> Bool)?,
@@ -34,9 +36,11 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
         schedule()
     }
 
-    func receive(_ changes: CommittedChanges) {
+    func receive(_ changes: CommittedChanges, origin: TableRecorder?) {
         lock.lock()
-        let relevant = changes.isUnknown || tables.map { !$0.isDisjoint(with: changes.tables) } ?? true
+        // A fetch that writes does not re-run itself for its own commit (it would loop).
+        let own = origin != nil && origin === fetching
+        let relevant = !own && (changes.isUnknown || tables.map { !$0.isDisjoint(with: changes.tables) } ?? true)
         lock.unlock()
         if relevant { schedule() }
     }
@@ -57,6 +61,9 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
         while true {
             guard let store else { return end() }
             let recorder = TableRecorder()
+            lock.lock()
+            fetching = recorder
+            lock.unlock()
             let before = store.changeTracker.commitCount
             let result = Result { try recorder.recording { try fetch() } }.mapError { ModelStoreError.wrapping($0) }
             let read = recorder.tables
@@ -74,6 +81,7 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
                 lock.unlock()
             }
             lock.lock()
+            fetching = nil
             if case .success = result { tables = readNames }
             var repeated = false
             if case .success(let value) = result, let isDuplicate, let last, isDuplicate(last, value) { repeated = true }
@@ -139,7 +147,7 @@ final class StreamObserver: ChangeObserver, @unchecked Sendable {
         store?.changeTracker.add(self, tables: [table])
     }
 
-    func receive(_ changes: CommittedChanges) {
+    func receive(_ changes: CommittedChanges, origin: TableRecorder?) {
         let name = table.name.lowercased()
         guard changes.isUnknown || changes.tables.contains(name) else { return }
         lock.lock()
@@ -177,6 +185,8 @@ extension CommittedChanges {
 
     /// The net effect on each key of `table`, in the order keys first changed.
     func net(of table: String) -> Net {
+        // Rows recorded without keys (a key longer than the triggers record): keys unknown.
+        if (rows[table] ?? []).contains(where: { $0.key.isEmpty }) { return .unknown }
         enum State { case inserted, updated, deleted, vanished }
         var order: [[SQLValue]] = []
         var states: [[SQLValue]: State] = [:]

@@ -43,13 +43,24 @@ extension PooledConnection {
         watchGeneration = generation
     }
 
-    /// Forgets the triggers (a rolled-back transaction took them, or the schema changed
-    /// behind the store's back and may have dropped them with their tables).
-    func forgetWatches() {
+    /// Drops every trigger and recorded row, so the next write that needs them starts from
+    /// a known state: after a rollback (which took this transaction's trigger DDL but not the
+    /// earlier ones), or a schema change (which may have dropped some with their tables).
+    /// Outside a transaction it runs on its own; inside one, it is part of it.
+    func resetWatches() {
         changeFlag?.isSet = false
         watchedTables = [:]
         absentWatchedTables = []
+        createdTables = []
         watchGeneration = -1
+        var names: [String] = []
+        if let statement = try? connection.makeStatement(
+            "SELECT name FROM temp.sqlite_master WHERE type = 'trigger' AND name GLOB 'modelstore_watch_*'")
+        {
+            try? statement.forEachRow { names.append(statement.string(at: 0)) }
+        }
+        for name in names { try? connection.execute("DROP TRIGGER IF EXISTS temp.\(quoted(name))") }
+        try? connection.execute("DELETE FROM temp.\(Self.changeTable)")
     }
 
     /// The changes the transaction recorded, and clears them; called just before commit.
@@ -67,14 +78,17 @@ extension PooledConnection {
             any = true
             let name = statement.string(at: 0)
             let lowered = name.lowercased()
-            let count = watchedTables[lowered]?.keyColumns.count ?? 0
+            // A key longer than the triggers record comes back empty: keys unknown.
+            let keyCount = watchedTables[lowered]?.keyColumns.count ?? 0
+            let count = keyCount <= Self.recordedKeyColumns ? keyCount : 0
             let operation = CommittedChanges.Row.Operation(rawValue: statement.int64(at: 1)) ?? .update
             changes.tables.insert(lowered)
             changes.rows[lowered, default: []].append(.init(operation: operation, key: statement.values(from: 2, count: count)))
         }
         if any { try connection.execute("DELETE FROM temp.\(Self.changeTable)") }
-        // A watched table made by this transaction had no trigger yet: every row it holds
-        // was inserted now.
+        // A watched table that appeared in this transaction had no trigger yet. Made by it,
+        // every row it holds was inserted now; renamed into place (or made by raw SQL), which
+        // rows changed is unknown.
         for table in absentWatchedTables {
             guard
                 try connection.scalar(
@@ -82,6 +96,10 @@ extension PooledConnection {
             else { continue }
             let lowered = table.name.lowercased()
             changes.tables.insert(lowered)
+            guard createdTables.contains(lowered) else {
+                changes.isUnknown = true
+                continue
+            }
             guard !table.keyColumns.isEmpty, table.keyColumns.count <= Self.recordedKeyColumns else { continue }
             let keys = try connection.makeStatement(
                 "SELECT " + table.keyColumns.map(quoted).joined(separator: ", ") + " FROM main.\(quoted(table.name))")

@@ -22,6 +22,8 @@ final class PooledConnection {
     var absentWatchedTables: [ObservedTable] = []
     /// Set by the triggers when they record a change (registered with the first trigger).
     var changeFlag: ChangeFlag?
+    /// Lowercased tables the current write transaction created (not renamed into place).
+    var createdTables: Set<String> = []
     /// The live query fetch this connection is reading for, which notes the tables it uses.
     var recorder: TableRecorder?
     /// Held while the writer runs a transaction, and by the change poll while it reads the
@@ -83,7 +85,7 @@ extension PooledConnection {
             tables = [:]
             store.registry.withLock { $0 = [:] }
             // A table dropped behind the store's back took its triggers along.
-            if schemaVersion != nil { forgetWatches() }
+            if schemaVersion != nil, watchGeneration != -1 || !watchedTables.isEmpty { resetWatches() }
         }
         schemaVersion = version
     }
@@ -94,6 +96,11 @@ extension PooledConnection {
     func recordOwnSchemaChanges() throws {
         guard !pending.isEmpty else { return }
         schemaVersion = try readSchemaVersion()
+    }
+
+    /// Whether this transaction changed the schema (its own DDL, of any kind) since it began.
+    func schemaChangedInTransaction() throws -> Bool {
+        try readSchemaVersion() != schemaVersion && pending.isEmpty
     }
 
     private func readSchemaVersion() throws -> Int64? {

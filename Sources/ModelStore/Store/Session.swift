@@ -42,7 +42,15 @@ struct Session {
             if store.knownTables.withLock({ $0[id] != nil }) {
                 try SchemaMigrator.requireStillPresent(table, on: connection)
             }
+            // Observation needs to tell a table this transaction creates (all its rows are
+            // new) from one renamed into place; only asked while something is observed.
+            let existed =
+                try link.watchGeneration == -1
+                || ([table.tableName] + table.former.tables).contains {
+                    try SchemaRenamer.exists("table", $0, on: connection)
+                }
             try SchemaMigrator.prepare(table, on: connection)
+            if !existed { link.createdTables.insert(table.tableName.lowercased()) }
             link.pending[id] = table
             // Foreign keys need their targets' tables, even for links that are NULL.
             for relationship in table.relationships {
