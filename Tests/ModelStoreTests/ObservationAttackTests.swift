@@ -355,7 +355,8 @@ struct ObservationAttackTests {
         _ = try await OAUnique.save([OAUnique(id: 1, code: "a")], in: store)
         let token = try store.changes(of: OAUnique.self) { _ in }
         try await OAUnique(id: 2, code: "b").save(in: store)
-        #expect(throws: ModelStoreError.self) { try store.rawExecute("INSERT INTO OAUnique (id, code) VALUES (1, 'dup')") }  // key conflict: rolled back
+        // A key conflict: rolled back.
+        #expect(throws: ModelStoreError.self) { try store.rawExecute("INSERT INTO OAUnique (id, code) VALUES (1, 'dup')") }
         token.cancel()
         for id in Int64(10)..<60 { try await OAUnique(id: id, code: "c\(id)").save(in: store) }
         let leftovers = try writerLeftovers(store)
