@@ -88,7 +88,7 @@ private final class Bag<Value: Sendable>: @unchecked Sendable {
 private struct Abort: Error {}
 
 /// Waits (without blocking a pool thread) until `condition` holds, for up to `seconds`.
-private func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) async rethrows -> Bool {
+private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }

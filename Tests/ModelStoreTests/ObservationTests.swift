@@ -34,7 +34,7 @@ private final class Collected<Value: Sendable>: @unchecked Sendable {
 }
 
 /// Waits until `condition` holds, for up to `seconds`.
-private func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }
@@ -45,7 +45,7 @@ private func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) r
 
 /// Waits until `condition` holds, for up to `seconds`, without blocking a thread of the
 /// concurrency pool (the iterating tasks need one).
-private func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) async rethrows -> Bool {
+private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }
