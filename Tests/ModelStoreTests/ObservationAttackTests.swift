@@ -142,7 +142,7 @@ struct ObservationAttackTests {
                 // Another thread commits after this read and before the fetch returns.
                 let committed = DispatchSemaphore(value: 0)
                 Thread.detachNewThread {
-                    try? OANote(id: 2, text: "b").save(in: store)
+                    _ = try? OANote(id: 2, text: "b").save(in: store)
                     committed.signal()
                 }
                 _ = committed.wait(timeout: .now() + 5)
@@ -175,7 +175,7 @@ struct ObservationAttackTests {
                     readThing.withLock { $0 = true }
                     let committed = DispatchSemaphore(value: 0)
                     Thread.detachNewThread {
-                        try? OAThing(id: 2, name: "u").save(in: store)
+                        _ = try? OAThing(id: 2, name: "u").save(in: store)
                         committed.signal()
                     }
                     _ = committed.wait(timeout: .now() + 5)
@@ -500,10 +500,10 @@ struct ObservationAttackTests {
             _ = try? store.transaction {
                 try OANote(id: 4, text: "gone").save(in: store)
                 _ = try OANote.delete(key: 1, in: store)
-                try store.transaction { try OANote(id: 2, text: "changed, rolled back").save(in: store) }
+                _ = try store.transaction { try OANote(id: 2, text: "changed, rolled back").save(in: store) }
                 throw Abort()
             }
-            try store.transaction { try OANote(id: 5, text: "inner kept").save(in: store) }
+            _ = try store.transaction { try OANote(id: 5, text: "inner kept").save(in: store) }
             _ = try OANote.delete(key: 2, in: store)
         }
         #expect(await eventually { changes.current.count == 1 })
@@ -627,7 +627,7 @@ struct ObservationAttackTests {
         let logged = Locked(0)
         let stream = try store.changes(of: OANote.self) { change in
             for key in ints(change.inserted) {
-                try? OALog(id: key, line: "saw \(key)").save(in: store)
+                _ = try? OALog(id: key, line: "saw \(key)").save(in: store)
             }
             if let count = try? OALog.count(in: store) { logged.withLock { $0 = count } }
         }

@@ -87,7 +87,7 @@ enum MigrationRunner {
             }
         }
         defer {
-            if let file { migrating.withLock { $0[file]?.remove(thread) } }
+            if let file { migrating.withLock { _ = $0[file]?.remove(thread) } }
         }
         var backup: String?
         if let backupPath, try !isNew(connection) {
