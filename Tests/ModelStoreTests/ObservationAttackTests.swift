@@ -78,24 +78,7 @@ private struct OAPair: StoredModel, Equatable {
     static let primaryKey = ["left", "right"]
 }
 
-private final class Bag<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `values` is Locked.
-    let values = Locked<[Value]>([])
-    func add(_ value: Value) { values.withLock { $0.append(value) } }
-    var current: [Value] { values.current }
-}
-
 private struct Abort: Error {}
-
-/// Waits (without blocking a pool thread) until `condition` holds, for up to `seconds`.
-private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return try condition()
-}
 
 /// Runs `body` on a thread of its own; false when it has not returned within `seconds` (a hang).
 private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) async -> Bool {
@@ -134,7 +117,7 @@ struct ObservationAttackTests {
         let store = test.store
         try await OANote(id: 1, text: "a").save(in: store)
         let read = Locked(false)
-        let counts = Bag<Int>()
+        let counts = Collected<Int>()
         let token = store.observe({ () throws -> Int in
             let count = try OANote.count(in: store)
             if !read.current {
@@ -166,7 +149,7 @@ struct ObservationAttackTests {
         try await OAThing(id: 1, name: "t").save(in: store)
         let readsThing = Locked(false)
         let readThing = Locked(false)
-        let seen = Bag<String>()
+        let seen = Collected<String>()
         let stream: ObservationToken? = bIsAlsoStreamed ? try store.changes(of: OAThing.self) { _ in } : nil
         let token = store.observe({ () throws -> String in
             if readsThing.current {
@@ -200,7 +183,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         try await OANote(id: 1, text: "a").save(in: store)
-        let counts = Bag<Int>()
+        let counts = Collected<Int>()
         let token = store.observe({ () throws -> Int in
             let done = DispatchSemaphore(value: 0)
             let result = Locked<Result<Int, ModelStoreError>?>(nil)
@@ -222,7 +205,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         try await OANote(id: 1, text: "a").save(in: store)
-        let counts = Bag<Int>()
+        let counts = Collected<Int>()
         let token = store.observe({ () throws -> Int in
             try store.transaction { try OANote.count(in: store) }
         }) { result in if case .success(let count) = result { counts.add(count) } }
@@ -237,7 +220,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         try await OANote(id: 1, text: "a").save(in: store)
-        let counts = Bag<Int>()
+        let counts = Collected<Int>()
         let token = store.observe({ () throws -> Int in
             try store.read { try OANote.count(in: store) }
         }) { result in if case .success(let count) = result { counts.add(count) } }
@@ -255,11 +238,11 @@ struct ObservationAttackTests {
         try await OANote(id: 1, text: "a").save(in: writer)
         let viewer = try ModelStore(path: path, configuration: .init(readOnly: true))
         defer { try? viewer.close() }
-        let counts = Bag<Int>()
+        let counts = Collected<Int>()
         let token = viewer.observe({ try OANote.count(in: viewer) }) { result in
             if case .success(let count) = result { counts.add(count) }
         }
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try viewer.changes(of: OANote.self) { changes.add($0) }
         #expect(await eventually { counts.current == [1] })
         try await OANote(id: 2, text: "b").save(in: writer)
@@ -275,9 +258,9 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         try await OANote(id: 1, text: "a").save(in: store)
-        let counts = Bag<Int>()
+        let counts = Collected<Int>()
         let token = store.observe({ try OANote.count(in: store) }) { result in if case .success(let count) = result { counts.add(count) } }
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try store.changes(of: OANote.self) { changes.add($0) }
         #expect(await eventually { counts.current == [1] })
         try await OANote(id: 2, text: "b").save(in: store)  // triggers are in place
@@ -301,7 +284,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         _ = try await OAUnique.save([OAUnique(id: 1, code: "a"), OAUnique(id: 2, code: "b")], in: store)
-        let changes = Bag<ModelChanges<OAUnique>>()
+        let changes = Collected<ModelChanges<OAUnique>>()
         let stream = try store.changes(of: OAUnique.self) { changes.add($0) }
         try store.rawExecute("INSERT OR REPLACE INTO OAUnique (id, code) VALUES (3, 'a')")  // removes record 1
         #expect(await eventually { changes.current.count == 1 })
@@ -338,7 +321,7 @@ struct ObservationAttackTests {
         #expect(leftovers.triggers == .integer(0), "triggers left on the writer: \(String(describing: leftovers.triggers))")
         #expect(leftovers.rows == .integer(0), "rows piling up in temp.modelstore_changes: \(String(describing: leftovers.rows))")
 
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try store.changes(of: OANote.self) { changes.add($0) }
         try await OANote(id: 500, text: "new").save(in: store)
         #expect(await eventually { changes.current.count == 1 })
@@ -378,7 +361,7 @@ struct ObservationAttackTests {
         }
         let store = try ModelStore(path: path)
         defer { try? store.close() }
-        let changes = Bag<ModelChanges<OACrate>>()
+        let changes = Collected<ModelChanges<OACrate>>()
         let stream = try store.changes(of: OACrate.self) { changes.add($0) }
         try await OACrate(id: 10, label: "new").save(in: store)  // renames OABox to OACrate, then inserts
         #expect(await eventually { !changes.current.isEmpty })
@@ -397,7 +380,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         try await OANote(id: 1, text: "a").save(in: store)
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try store.changes(of: OANote.self) { changes.add($0) }
         let fetches = Locked(0)
         let token = store.observe({ () throws -> Int in
@@ -424,7 +407,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         _ = try await OANine.save([OANine(a: 0, b: 0, c: 0, d: 0, e: 0, f: 0, g: 0, h: 0, i: 0)], in: store)
-        let changes = Bag<ModelChanges<OANine>>()
+        let changes = Collected<ModelChanges<OANine>>()
         let stream = try store.changes(of: OANine.self) { changes.add($0) }
         _ = try await OANine.save(
             [OANine(a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9), OANine(a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 10)],
@@ -453,7 +436,7 @@ struct ObservationAttackTests {
         let first = UUID()
         let second = UUID()
         try await OAUser(id: first, name: "a").save(in: store)
-        let changes = Bag<ModelChanges<OAUser>>()
+        let changes = Collected<ModelChanges<OAUser>>()
         let stream = try store.changes(of: OAUser.self) { changes.add($0) }
         try await OAUser(id: second, name: "b").save(in: store)
         try await OAUser(id: first, name: "a2").save(in: store)
@@ -474,7 +457,7 @@ struct ObservationAttackTests {
             "CREATE TABLE OAPair (\"left\" TEXT NOT NULL, \"right\" INTEGER NOT NULL, note TEXT, PRIMARY KEY (\"left\", \"right\")) WITHOUT ROWID"
         )
         try store.rawExecute("INSERT INTO OAPair VALUES ('x', 1, NULL)")
-        let changes = Bag<ModelChanges<OAPair>>()
+        let changes = Collected<ModelChanges<OAPair>>()
         let stream = try store.changes(of: OAPair.self) { changes.add($0) }
         try await OAPair(left: "y", right: 2).save(in: store)
         try await OAPair(left: "x", right: 1, note: "n").save(in: store)
@@ -493,7 +476,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         _ = try await OANote.save([OANote(id: 1, text: "a"), OANote(id: 2, text: "b")], in: store)
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try store.changes(of: OANote.self) { changes.add($0) }
         try await store.transaction {
             try OANote(id: 3, text: "kept").save(in: store)
@@ -523,7 +506,7 @@ struct ObservationAttackTests {
         let store = test.store
         try await OAThing(id: 1, name: "t").save(in: store)
         try await OANote(id: 0, text: "seed").save(in: store)
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try store.changes(of: OANote.self) { changes.add($0) }
         let churn = Task.detached {
             for round in 0..<300 {
@@ -557,7 +540,7 @@ struct ObservationAttackTests {
         let test = try TestStore(kind)
         let store = test.store
         try await OANote(id: 0, text: "seed").save(in: store)
-        let received = Bag<[Int64]>()
+        let received = Collected<[Int64]>()
         let stream = store.changes(of: OANote.self)
         let consumer = Task {
             for await change in stream {
@@ -577,7 +560,7 @@ struct ObservationAttackTests {
         let test = try TestStore(.file)
         let store = test.store
         try await OANote(id: 0, text: "seed").save(in: store)
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try store.changes(of: OANote.self) { changes.add($0) }
         let started = Date()
         _ = try await OANote.save((1...100_000).map { OANote(id: Int64($0), text: "n") }, in: store)
@@ -632,7 +615,7 @@ struct ObservationAttackTests {
             if let count = try? OALog.count(in: store) { logged.withLock { $0 = count } }
         }
         let fetches = Locked(0)
-        let seen = Bag<Int>()
+        let seen = Collected<Int>()
         let live = store.observe({ () throws -> Int in
             let run = fetches.withLock {
                 $0 += 1; return $0
@@ -692,7 +675,7 @@ struct ObservationAttackTests {
     func aLiveQueryOfAModelNeverWrittenSeesTheFirstSave(_ kind: StoreKind) async throws {
         let test = try TestStore(kind)
         let store = test.store
-        let counts = Bag<Int>()
+        let counts = Collected<Int>()
         let token = store.observe({ try OANote.count(in: store) }) { result in if case .success(let count) = result { counts.add(count) } }
         #expect(await eventually { counts.current == [0] })
         try await OANote(id: 1, text: "a").save(in: store)
@@ -707,7 +690,7 @@ struct ObservationAttackTests {
         let store = test.store
         let path = try #require(store.path)
         try await OANote(id: 1, text: "a").save(in: store)
-        let changes = Bag<ModelChanges<OANote>>()
+        let changes = Collected<ModelChanges<OANote>>()
         let stream = try store.changes(of: OANote.self) { changes.add($0) }
         try await OANote(id: 2, text: "b").save(in: store)
         #expect(await eventually { changes.current.count == 1 })

@@ -25,35 +25,6 @@ private struct Ware: StoredModel, Equatable {
     static let relationships: [Relationship<Ware>] = [.toOne(\.rack, inverse: \Rack.items)]
 }
 
-/// Values delivered to an observer, collected for checking.
-private final class Collected<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `values` is Locked.
-    let values = Locked<[Value]>([])
-    func add(_ value: Value) { values.withLock { $0.append(value) } }
-    var current: [Value] { values.current }
-}
-
-/// Waits until `condition` holds, for up to `seconds`.
-private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.005)
-    }
-    return try condition()
-}
-
-/// Waits until `condition` holds, for up to `seconds`, without blocking a thread of the
-/// concurrency pool (the iterating tasks need one).
-private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return try condition()
-}
-
 /// A task that iterates `sequence`, collecting each element.
 private func collect<S: AsyncSequence & Sendable>(_ sequence: S) -> (Collected<S.Element>, Task<Void, any Error>)
 where S.Element: Sendable {
@@ -376,7 +347,7 @@ extension ObservationTests {
         #expect(await eventually { store.changeTracker.observerCount == 0 })
     }
 
-    @Test func observingFromInsideATransactionBlockNeitherDeadlocksNorSeesUncommittedWrites() throws {
+    @Test func observingFromInsideATransactionBlockNeitherDeadlocksNorMissesItsCommit() throws {
         let test = try TestStore(.file)
         let store = test.store
         let counts = Collected<Int>()

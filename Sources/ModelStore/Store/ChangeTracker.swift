@@ -77,12 +77,6 @@ final class ChangeTracker: @unchecked Sendable {
         return commits
     }
 
-    var isActive: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return active
-    }
-
     /// Whether anything is observed, and the generation of the watched tables: what the
     /// writer asks once per transaction.
     var state: (active: Bool, generation: Int) {

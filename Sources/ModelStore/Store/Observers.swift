@@ -215,10 +215,6 @@ extension CommittedChanges {
             default: break
             }
         }
-        // A table observed without keys (or with too long a key) still changed.
-        if net.inserted.isEmpty, net.updated.isEmpty, net.deleted.isEmpty, (rows[table] ?? []).contains(where: { $0.key.isEmpty }) {
-            net.isKnown = false
-        }
         return net
     }
 }

@@ -1,0 +1,34 @@
+import Foundation
+@testable import ModelStore
+
+// Waiting for asynchronous deliveries (observers, handlers) in tests.
+
+/// Values delivered to an observer or handler, collected for checking.
+final class Collected<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `values` is Locked.
+    let values = Locked<[Value]>([])
+    func add(_ value: Value) { values.withLock { $0.append(value) } }
+    var current: [Value] { values.current }
+}
+
+/// Waits until `condition` holds, for up to `seconds`, blocking the thread: for synchronous
+/// tests that wait for handlers (which run on dispatch queues, not the concurrency pool).
+func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    return try condition()
+}
+
+/// Waits until `condition` holds, for up to `seconds`, without blocking a thread of the
+/// concurrency pool (tasks iterating observations need one).
+func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return try condition()
+}
