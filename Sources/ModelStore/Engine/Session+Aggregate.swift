@@ -2,7 +2,7 @@ extension Session {
     /// `function(column)` over the query's records: `sum`, `avg`, `min`, `max`.
     func aggregate<M: StoredModel>(_ query: Query<M>, _ function: String, _ column: ColumnReference) throws -> SQLValue {
         let table = try table(M.self)
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         let name = try compiler.column(column)
         let format = declaredForm(table, column)
         if let format, function == "sum" || function == "avg" {
@@ -32,7 +32,7 @@ extension Session {
     /// How many of the query's records have each value of `column`.
     func groupCounts<M: StoredModel>(_ query: Query<M>, by column: ColumnReference) throws -> [(SQLValue, Int)] {
         let table = try table(M.self)
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         let name = try compiler.column(column)
         let sql =
             SQLFragment("SELECT \(name), count(*) FROM ") + (try compiler.source(query, columns: name))
@@ -47,7 +47,7 @@ extension Session {
     /// The distinct values of `column` among the query's records, in ascending order.
     func distinctValues<M: StoredModel>(_ query: Query<M>, of column: ColumnReference) throws -> [SQLValue] {
         let table = try table(M.self)
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         let name = try compiler.column(column)
         let sql =
             SQLFragment("SELECT DISTINCT \(name) FROM ") + (try compiler.source(query, columns: name))
@@ -58,7 +58,7 @@ extension Session {
     /// The values of `column` for the query's records, in the query's order.
     func values<M: StoredModel>(_ query: Query<M>, of column: ColumnReference) throws -> [SQLValue] {
         let table = try table(M.self)
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         return try loaded(
             columnValues(of: try compiler.select(try compiler.column(column), query)), declaredForm(table, column), table, column)
     }
@@ -73,7 +73,7 @@ extension Session {
     /// The query's records as `R`, reading only the columns `R` decodes.
     func findAll<M: StoredModel, R: Decodable>(_ query: Query<M>, as type: R.Type) throws -> [R] {
         let table = try table(M.self)
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         var layout = try SchemaProbe.cachedLayout(of: type)
         // A projection reads a column in the model's declared form.
         if table.layout.hasDeclaredForms { layout = layout.adoptingForms(of: table.layout) }

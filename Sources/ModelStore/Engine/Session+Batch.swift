@@ -57,7 +57,7 @@ extension Session {
     func save<M: StoredModel>(_ models: [M], matching keys: MatchKeys<M>) throws -> BatchSaveOutcome {
         let table = try table(M.self)
         let owner = ObjectIdentifier(M.self)
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         let shared = try keys.shared.map { try table.matchPosition($0, compiler) }
         let varying = try keys.varying.map { try table.matchPosition($0, compiler) }
         guard !varying.isEmpty else {

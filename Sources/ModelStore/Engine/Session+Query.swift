@@ -1,7 +1,7 @@
 extension Session {
     /// The query's `SELECT` of whole records, prepared and bound; the caller steps it.
     func select<M: StoredModel>(_ query: Query<M>, in table: TableDescription) throws -> Statement {
-        let compiled = try QueryCompiler(table: table).select(table.selectList, query)
+        let compiled = try compiler(table).select(table.selectList, query)
         let statement = try connection.cachedStatement(compiled.sql)
         try statement.bind(compiled.values)
         return statement
@@ -10,7 +10,7 @@ extension Session {
     /// How many records the query selects (on a paged query: in its page).
     func count<M: StoredModel>(_ query: Query<M>) throws -> Int {
         let table = try table(M.self)
-        let source = try QueryCompiler(table: table).source(query, columns: "1")
+        let source = try compiler(table).source(query, columns: "1")
         let value = try scalar(SQLFragment("SELECT count(*) FROM ") + source)
         guard case .integer(let count)? = value else { return 0 }
         return Int(count)
@@ -19,7 +19,7 @@ extension Session {
     /// Whether the query selects any record.
     func exists<M: StoredModel>(_ query: Query<M>) throws -> Bool {
         let table = try table(M.self)
-        let source = try QueryCompiler(table: table).source(query, columns: "1")
+        let source = try compiler(table).source(query, columns: "1")
         return try scalar(SQLFragment("SELECT EXISTS (SELECT 1 FROM ") + source + SQLFragment(")")) == .integer(1)
     }
 
@@ -57,7 +57,7 @@ extension Session {
     /// ` WHERE …` selecting the query's records: its predicate, or — when it is sorted and
     /// paged — the rowids of its page, since DELETE and UPDATE take no LIMIT by default.
     func selection<M>(_ query: Query<M>, _ table: TableDescription) throws -> SQLFragment {
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         if let failure = query.failure { throw failure }
         guard query.isPaged else { return try compiler.whereClause(query.predicate) }
         let page = try compiler.select("rowid", query)

@@ -13,7 +13,7 @@ extension Session {
     /// Saves `model` into the record whose `properties` equal the model's values.
     func save<M: StoredModel>(_ model: M, matchingProperties properties: [ColumnReference], updatingAll: Bool) throws -> SaveOutcome {
         let table = try table(M.self)
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         let row = RowEncoder(layout: table.layout)
         try row.encode(model)
         guard !properties.isEmpty else {
@@ -36,7 +36,7 @@ extension Session {
     private func save(
         _ row: RowEncoder, table: TableDescription, owner: ObjectIdentifier, matching predicate: PredicateNode, updatingAll: Bool
     ) throws -> SaveOutcome {
-        let compiler = QueryCompiler(table: table)
+        let compiler = compiler(table)
         let condition = try compiler.whereClause(predicate)
         let lookup =
             SQLFragment("SELECT \(table.keyOrder) FROM \(table.quotedTable)") + condition

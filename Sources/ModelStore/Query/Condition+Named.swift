@@ -99,7 +99,7 @@ extension Condition {
 extension PredicateNode {
     static func memberOf(_ column: ColumnReference, _ values: some Sequence<some SQLValueConvertible>, negated: Bool) -> PredicateNode {
         do {
-            return .membership(column, try values.map { try $0.comparisonValue }, negated: negated)
+            return .membership(column, try values.map { try conditionValue($0, for: column) }, negated: negated)
         } catch {
             return .invalid(ModelStoreError.wrapping(error), column: column)
         }
@@ -107,7 +107,7 @@ extension PredicateNode {
 
     static func memberOf(_ column: ColumnReference, _ values: [any SQLValueConvertible], negated: Bool) -> PredicateNode {
         do {
-            return .membership(column, try values.map { try $0.comparisonValue }, negated: negated)
+            return .membership(column, try values.map { try conditionValue($0, for: column) }, negated: negated)
         } catch {
             return .invalid(ModelStoreError.wrapping(error), column: column)
         }
@@ -115,7 +115,7 @@ extension PredicateNode {
 
     static func range(_ column: ColumnReference, _ lower: some SQLValueConvertible, _ upper: some SQLValueConvertible) -> PredicateNode {
         do {
-            return .between(column, try lower.comparisonValue, try upper.comparisonValue, negated: false)
+            return .between(column, try conditionValue(lower, for: column), try conditionValue(upper, for: column), negated: false)
         } catch {
             return .invalid(ModelStoreError.wrapping(error), column: column)
         }

@@ -63,14 +63,28 @@ public struct Condition<Model: StoredModel>: Sendable {
 struct ColumnReference: Sendable, Hashable {
     /// The property name, or the key path's description when it names no single property.
     let name: String
+    /// For a key path that reaches into a JSON-stored property (`\.address.city`), the
+    /// properties inside it, outermost first; empty for a column itself.
+    let path: [String]
 
     init<Root>(_ keyPath: PartialKeyPath<Root>) {
-        name = PropertyName.of(keyPath)
+        let described = PropertyName.of(keyPath)
+        if described.hasPrefix("\\"), let components = PropertyName.components(keyPath), components.count > 1 {
+            name = components[0]
+            path = Array(components.dropFirst())
+        } else {
+            name = described
+            path = []
+        }
     }
 
-    init(name: String) {
+    init(name: String, path: [String] = []) {
         self.name = name
+        self.path = path
     }
+
+    /// How the caller wrote it, for messages: `address.city`.
+    var described: String { ([name] + path).joined(separator: ".") }
 }
 
 enum ComparisonOperator: String, Sendable {
@@ -80,6 +94,17 @@ enum ComparisonOperator: String, Sendable {
     case lessOrEqual = "<="
     case greater = ">"
     case greaterOrEqual = ">="
+}
+
+enum RelatedQuantifier: Sendable {
+    case any, none
+}
+
+/// `count(*)` of the records related through a relationship, optionally only those matching a
+/// predicate on the target.
+struct RelatedCountExpression: Sendable {
+    let relationship: String
+    let predicate: PredicateNode?
 }
 
 enum TextMatch: Sendable {
@@ -100,6 +125,15 @@ indirect enum PredicateNode: Sendable {
     case not(PredicateNode)
     case sql(String, [SQLValue])
     case constant(Bool)
+    /// Records with at least one (`any`) or no (`none`) related record, through the named
+    /// relationship, matching the inner predicate (on the target's table).
+    case related(String, RelatedQuantifier, PredicateNode)
+    /// The number of related records (those matching the inner predicate) compared with a count.
+    case relatedCount(RelatedCountExpression, ComparisonOperator, Int64)
+    /// True where the predicate is true; false where it is false or unknown (NULL).
+    case isTrue(PredicateNode)
+    /// Records whose JSON-stored array (or set) holds an element equal to the value.
+    case arrayContains(ColumnReference, SQLValue)
     /// A value that could not be converted; reported when the query runs.
     case invalid(ModelStoreError, column: ColumnReference?)
 }
@@ -110,9 +144,16 @@ extension PredicateNode {
         _ value: some SQLValueConvertible, column: ColumnReference, _ make: (SQLValue) -> PredicateNode
     ) -> PredicateNode {
         do {
-            return make(try value.comparisonValue)
+            return make(try conditionValue(value, for: column))
         } catch {
             return .invalid(ModelStoreError.wrapping(error), column: column)
         }
+    }
+
+    /// The value a condition compares a column with: its stored form, or — inside a
+    /// JSON-stored property — the form JSON gives it there (a date as JSONEncoder writes it).
+    static func conditionValue(_ value: some SQLValueConvertible, for column: ColumnReference) throws -> SQLValue {
+        guard !column.path.isEmpty, let encodable = value as? any Encodable else { return try value.comparisonValue }
+        return try JSONScalar.value(of: encodable)
     }
 }

@@ -19,6 +19,28 @@ struct SQLFragment {
 /// name against the model first. Values only ever become bound parameters.
 struct QueryCompiler {
     let table: TableDescription
+    /// The description of a related model's table, ready to read (the session's, which
+    /// creates it or stands in for it); conditions across relationships compile against it.
+    var resolve: (any StoredModel.Type) throws -> TableDescription = { target in
+        func describe<T: StoredModel>(_ type: T.Type) throws -> TableDescription { try TableDescription.of(type) }
+        return try describe(target)
+    }
+
+    /// How deep in subqueries this compiler's table is: 0 for the statement's own table.
+    var depth = 0
+
+    /// How SQL names this compiler's table: the table itself at the top, an alias of its own
+    /// in a subquery.
+    var qualifier: String { depth == 0 ? table.quotedTable : "\"modelstore_\(depth)\"" }
+
+    init(table: TableDescription) {
+        self.table = table
+    }
+
+    init(table: TableDescription, resolve: @escaping (any StoredModel.Type) throws -> TableDescription) {
+        self.table = table
+        self.resolve = resolve
+    }
 
     /// Lists up to this long are written as `?, ?, …`; longer ones are bound as one JSON
     /// array, so no list runs into SQLite's limit on parameters.
@@ -26,8 +48,17 @@ struct QueryCompiler {
 
     // MARK: Columns
 
-    /// The quoted column a reference names, or `.invalidQuery` naming model and column.
+    /// The quoted column a reference names, or `.invalidQuery` naming model and column. A
+    /// reference into a JSON-stored value (`\.address.city`) is refused: only conditions and
+    /// orderings (`expression(_:)`) can reach inside one.
     func column(_ reference: ColumnReference) throws -> String {
+        guard reference.path.isEmpty else {
+            throw ModelStoreError(
+                .invalidQuery,
+                "\(table.modelName).\(reference.described) reaches inside the JSON-stored property '\(reference.name)', which only conditions and orderings can do.",
+                model: table.modelName, column: reference.described,
+                suggestion: "Name a stored property of \(table.modelName) itself.")
+        }
         guard table.layout.position(of: reference.name) != nil else {
             let known = table.columns.map(\.name).joined(separator: ", ")
             throw ModelStoreError(
@@ -37,6 +68,36 @@ struct QueryCompiler {
                 suggestion: "Name a stored property of \(table.modelName) directly, as \\\(table.modelName).property.")
         }
         return quoted(reference.name)
+    }
+
+    /// The SQL value a condition or ordering compares: the column, or for a key path into a
+    /// JSON-stored property, `json_extract(column, '$."city"')` — the value at that path.
+    func expression(_ reference: ColumnReference) throws -> String {
+        guard !reference.path.isEmpty else { return try column(reference) }
+        let base = try column(ColumnReference(name: reference.name))
+        let position = table.layout.position(of: reference.name)!
+        guard table.columns[position].isJSON else {
+            throw ModelStoreError(
+                .invalidQuery,
+                "\(table.modelName).\(reference.name) is not stored as JSON, so a condition cannot reach '\(reference.described)' inside it.",
+                model: table.modelName, column: reference.described)
+        }
+        return "json_extract(\(base), '\(try Self.jsonPath(reference.path, table: table, reference: reference))')"
+    }
+
+    /// `$."a"."b"`: each property quoted, so names with dots or brackets stay one label.
+    static func jsonPath(_ components: [String], table: TableDescription, reference: ColumnReference) throws -> String {
+        var path = "$"
+        for component in components {
+            guard !component.contains(where: { $0 == "\"" || $0 == "'" || $0 == "\\" || $0.asciiValue.map { $0 < 0x20 } == true }) else {
+                throw ModelStoreError(
+                    .invalidQuery,
+                    "The property name '\(component)' inside \(table.modelName).\(reference.name) cannot be written as a JSON path.",
+                    model: table.modelName, column: reference.described)
+            }
+            path += ".\"" + component + "\""
+        }
+        return path
     }
 
     // MARK: Clauses
@@ -49,15 +110,27 @@ struct QueryCompiler {
     }
 
     /// ` ORDER BY …`: the query's orderings, then the primary key as tie-breaker.
-    func orderClause<Model>(_ orderings: [Ordering<Model>]) throws -> String {
-        var terms: [String] = []
+    func orderClause<Model>(_ orderings: [Ordering<Model>]) throws -> SQLFragment {
+        var clause = SQLFragment(" ORDER BY ")
         var named = Set<String>()
-        for ordering in orderings {
-            terms.append(try column(ordering.column) + (ordering.descending ? " DESC" : ""))
-            named.insert(ordering.column.name)
+        for (offset, ordering) in orderings.enumerated() {
+            let term: SQLFragment
+            switch ordering.term {
+            case .column(let reference):
+                term = SQLFragment(try expression(reference))
+                if reference.path.isEmpty { named.insert(reference.name) }
+            case .related(let relationship, let reference):
+                term = try relatedValue(relationship, reference)
+            case .count(let count):
+                term = try relatedCount(count)
+            }
+            clause.sql += (offset == 0 ? "" : ", ") + term.sql + (ordering.descending ? " DESC" : "")
+            clause.values += term.values
         }
-        for name in table.keyNames where !named.contains(name) { terms.append(quoted(name)) }
-        return " ORDER BY " + terms.joined(separator: ", ")
+        for (offset, name) in table.keyNames.enumerated() where !named.contains(name) {
+            clause.sql += (offset == 0 && orderings.isEmpty ? "" : ", ") + quoted(name)
+        }
+        return clause
     }
 
     /// ` LIMIT ? OFFSET ?`, or nothing.
@@ -71,7 +144,7 @@ struct QueryCompiler {
         if let failure = query.failure { throw failure }
         var fragment = SQLFragment("SELECT \(columns) FROM \(table.quotedTable)")
         fragment = fragment + (try whereClause(query.predicate))
-        if ordered || query.isPaged { fragment.sql += try orderClause(query.orderings) }
+        if ordered || query.isPaged { fragment = fragment + (try orderClause(query.orderings)) }
         return fragment + pageClause(query)
     }
 
@@ -90,16 +163,28 @@ struct QueryCompiler {
     func compile(_ node: PredicateNode) throws -> SQLFragment {
         switch node {
         case .compare(let reference, let op, let value):
-            return SQLFragment("\(try column(reference)) \(op.rawValue) ?", try bound([value], for: reference))
+            return SQLFragment("\(try expression(reference)) \(op.rawValue) ?", try bound([value], for: reference))
         case .isNull(let reference, let negated):
-            return SQLFragment("\(try column(reference)) IS \(negated ? "NOT " : "")NULL")
+            return SQLFragment("\(try expression(reference)) IS \(negated ? "NOT " : "")NULL")
         case .membership(let reference, let values, let negated):
-            return try membership(column(reference), bound(values, for: reference), negated: negated)
+            return try membership(expression(reference), bound(values, for: reference), negated: negated)
         case .between(let reference, let lower, let upper, let negated):
             return SQLFragment(
-                "\(try column(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", try bound([lower, upper], for: reference))
+                "\(try expression(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", try bound([lower, upper], for: reference))
         case .text(let reference, let match, let text, let caseInsensitive):
-            return try textMatch(try column(reference), match, text, caseInsensitive: caseInsensitive)
+            return try textMatch(try expression(reference), match, text, caseInsensitive: caseInsensitive)
+        case .isTrue(let inner):
+            let compiled = try compile(inner)
+            return SQLFragment("coalesce((" + compiled.sql + "), 0)", compiled.values)
+        case .arrayContains(let reference, let value):
+            return try arrayContains(reference, value)
+        case .related(let relationship, let quantifier, let inner):
+            let linked = try relatedKeys(relationship, matching: inner)
+            return quantifier == .any ? linked : SQLFragment("NOT (" + linked.sql + ")", linked.values)
+        case .relatedCount(let count, let op, let number):
+            let counted = try relatedCount(count)
+            // A count is never NULL, so `IS NOT` is plain inequality here.
+            return SQLFragment("\(counted.sql) \(op == .notEqual ? "<>" : op.rawValue) ?", counted.values + [.integer(number)])
         case .and(let nodes):
             guard !nodes.isEmpty else { return SQLFragment("1") }
             return try join(nodes, with: " AND ")
@@ -127,7 +212,7 @@ struct QueryCompiler {
     /// A condition's values in the column's declared form (`columnStorage`), if it has one:
     /// `\.createdAt > date` compares with the date's ISO text in an `iso8601` column.
     private func bound(_ values: [SQLValue], for reference: ColumnReference) throws -> [SQLValue] {
-        guard table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else { return values }
+        guard reference.path.isEmpty, table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else { return values }
         return try values.map { try format.store($0, code: .invalidQuery, model: table.modelName, column: reference.name) }
     }
 

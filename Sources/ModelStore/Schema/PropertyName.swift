@@ -106,6 +106,36 @@ enum PropertyName {
         return map
     }
 
+    /// The properties a key path passes through (`\\Snack.address?.city` → `address`, `city`),
+    /// the first mapped to its coding key; nil when a component is not a plain property (a
+    /// subscript, a computed accessor).
+    static func components(_ keyPath: AnyKeyPath) -> [String]? {
+        let description = String(describing: keyPath)
+        guard description.hasPrefix("\\") else { return nil }
+        var depth = 0
+        var index = description.index(after: description.startIndex)
+        while index < description.endIndex {
+            switch description[index] {
+            case "<": depth += 1
+            case ">": depth -= 1
+            case "." where depth == 0:
+                let rest = description[description.index(after: index)...]
+                guard !rest.contains(where: { "<> ()[]".contains($0) }) else { return nil }
+                var names = rest.split(separator: ".", omittingEmptySubsequences: false).map {
+                    String($0.filter { $0 != "?" && $0 != "!" })
+                }
+                guard !names.contains(where: \.isEmpty) else { return nil }
+                if let root = type(of: keyPath).rootType as? any Decodable.Type {
+                    names[0] = renamedKeys(of: root)[names[0]] ?? names[0]
+                }
+                return names
+            default: break
+            }
+            index = description.index(after: index)
+        }
+        return nil
+    }
+
     static func parse(_ description: String) -> String {
         guard description.hasPrefix("\\") else { return description }
         var depth = 0

@@ -94,5 +94,16 @@ struct Session {
     }
 }
 
+extension Session {
+    /// A compiler for `table` whose conditions across relationships reach related tables
+    /// through this session, so they are created, or stood in for, before the SQL runs.
+    func compiler(_ table: TableDescription) -> QueryCompiler {
+        QueryCompiler(table: table) { target in
+            func prepare<T: StoredModel>(_ type: T.Type) throws -> TableDescription { try self.table(type) }
+            return try prepare(target)
+        }
+    }
+}
+
 /// Thrown by a reader that met a table needing DDL; the store reruns the work on the writer.
 struct NeedsWriter: Error {}
