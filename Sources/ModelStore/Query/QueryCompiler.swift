@@ -74,6 +74,13 @@ struct QueryCompiler {
     /// JSON-stored property, `json_extract(column, '$."city"')` — the value at that path.
     func expression(_ reference: ColumnReference) throws -> String {
         guard !reference.path.isEmpty else { return try column(reference) }
+        if table.relationships.contains(where: { $0.property == reference.name }) {
+            throw ModelStoreError(
+                .invalidQuery,
+                "\(table.modelName).\(reference.name) is a relationship, so '\(reference.described)' is a value of another table.",
+                model: table.modelName, column: reference.described,
+                suggestion: "Use .related(\\.\(reference.name), …) or .any(\\.\(reference.name), …) to filter by it, or order by .ascending(\\.\(reference.name), \\.property).")
+        }
         let base = try column(ColumnReference(name: reference.name))
         let position = table.layout.position(of: reference.name)!
         guard table.columns[position].isJSON else {

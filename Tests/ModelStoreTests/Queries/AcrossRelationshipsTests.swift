@@ -168,3 +168,14 @@ extension Snack {
     /// Not a declared relationship: queries must refuse to follow it.
     var friend: Friendship? { nil }
 }
+
+@Suite struct KeyPathThroughARelationshipTests {
+    @Test func aKeyPathThroughARelationshipPointsToTheRelatedCondition() throws {
+        let test = try TestStore()
+        let error = #expect(throws: ModelStoreError.self) {
+            _ = try Player.findAll(where: \.team?.name == "Rockets", in: test.store)
+        }
+        #expect(error?.code == .invalidQuery)
+        #expect(error?.suggestion?.contains(".related(\\.team") == true)
+    }
+}
