@@ -8,21 +8,23 @@
 /// have relationships?", and the Engine never calls up into `Relationships/`.
 extension Session {
     /// Saves `model` by the merge rule, with its graph when it has relationships.
-    func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
+    func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = [], related: RelatedRecords = .save) throws
+        -> SaveOutcome
+    {
         let table = try table(M.self)
         switch path(table) {
         case .plain: return try saveRecord(model, into: table, mode: mode, clearing: clearing)
-        case .graph: return try saveGraph(model, mode: mode, clearing: clearing)
+        case .graph: return try saveGraph(model, mode: mode, clearing: clearing, related: related)
         }
     }
 
     /// Upserts `models` in array order inside the caller's transaction; elements with the
     /// same key merge, later over earlier.
-    func save<M: StoredModel>(_ models: [M]) throws -> BatchSaveOutcome {
+    func save<M: StoredModel>(_ models: [M], related: RelatedRecords = .save) throws -> BatchSaveOutcome {
         let table = try table(M.self)
         switch path(table) {
         case .plain: return try saveRecords(models, into: table)
-        case .graph: return try saveGraphs(models, into: table)
+        case .graph: return try saveGraphs(models, into: table, related: related)
         }
     }
 

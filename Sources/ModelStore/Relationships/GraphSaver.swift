@@ -24,8 +24,27 @@ final class GraphSaver {
     /// them to its result, so it covers every record the save touched.
     private(set) var relatedOutcomes = BatchSaveOutcome(inserted: 0, updated: 0, unchanged: 0)
 
-    init(session: Session) {
+    /// Whether related models are saved, or only linked to when they exist.
+    private let relatedRecords: RelatedRecords
+
+    /// Keys of records `.mustExist` found missing, by model: reported together at the end.
+    private(set) var missing: [(model: String, key: [SQLValue])] = []
+
+    init(session: Session, related: RelatedRecords = .save) {
         self.session = session
+        self.relatedRecords = related
+    }
+
+    /// Throws `.notFound` naming the records a `.mustExist` save found missing.
+    func requireNothingMissing() throws {
+        guard let first = missing.first else { return }
+        let keys = missing.prefix(20).map { "\($0.model) \($0.key.count == 1 ? $0.key[0].description : "(" + $0.key.map(\.description).joined(separator: ", ") + ")")" }
+        let more = missing.count > 20 ? " and \(missing.count - 20) more" : ""
+        throw ModelStoreError(
+            .notFound,
+            "The save links to \(missing.count) record(s) that do not exist: \(keys.joined(separator: ", "))\(more). With related: .mustExist, related models must be stored already; nothing was saved.",
+            model: first.model, value: keys.joined(separator: ", ") + more,
+            suggestion: "Save those records first, or save with related: .skipMissing to leave their links out.")
     }
 
     /// Starts the next element of a batch: each element's graph is saved whole, so records
@@ -56,6 +75,12 @@ final class GraphSaver {
                 recycle(frame)
                 guard let parent = stack.last else { return (.unchanged, key) }
                 parent.receive(key)
+            case .missing(let key):
+                // Only a related model is ever a reference, so a parent waits for it.
+                stack.removeLast()
+                recycle(frame)
+                guard let parent = stack.last else { return (.unchanged, key) }
+                parent.skip()
             }
         }
         preconditionFailure("The save stack emptied without finishing its root.")
@@ -71,6 +96,8 @@ final class GraphSaver {
         case done(SaveOutcome, [SQLValue])
         /// The model was saved earlier in this graph; only a parent's link was written.
         case revisited([SQLValue])
+        /// The model is a reference to a record that does not exist: no link to it.
+        case missing([SQLValue])
     }
 
     /// One model being saved: the state a recursive save would keep in its stack frame.
@@ -81,6 +108,8 @@ final class GraphSaver {
         func resume(_ saver: GraphSaver) throws -> Step { preconditionFailure("abstract") }
         /// The key of the related model the last `.save` step asked for.
         func receive(_ key: [SQLValue]) {}
+        /// The related model the last `.save` step asked for is not linked to.
+        func skip() {}
         /// Drops the model and what it carried before the frame waits for reuse.
         func clear() {}
     }
@@ -188,6 +217,15 @@ final class GraphSaver {
                     row.setNull(at: try table.clearablePosition(name, carried: row))
                 }
                 key = try table.key(of: row)
+                if saver.relatedRecords != .save, saver.stack.count > 1 {
+                    // A reference: nothing of it is written, and it has no graph to walk.
+                    guard try saver.exists(key, in: table) else {
+                        if saver.relatedRecords == .mustExist { saver.missing.append((table.modelName, key)) }
+                        return .missing(key)
+                    }
+                    if !links.isEmpty { try saver.writeLinks(links, key: key, table: table, owner: owner) }
+                    return .revisited(key)
+                }
                 guard saver.visited.insert(Visit(type: owner, key: RecordKey(key))).inserted else {
                     // Written earlier in this save: only a parent's link may still need writing.
                     if !links.isEmpty { try saver.writeLinks(links, key: key, table: table, owner: owner) }
@@ -370,6 +408,11 @@ final class GraphSaver {
             remove = remove + SQLFragment(" AND NOT (") + Self.anyOf(target, targets) + SQLFragment(")")
         }
         try session.connection.cachedStatement(remove.sql).execute(remove.values)
+    }
+
+    /// Whether a record with `key` is stored.
+    private func exists(_ key: [SQLValue], in table: TableDescription) throws -> Bool {
+        try session.connection.scalar("SELECT 1 FROM \(table.quotedTable) WHERE \(table.keyCondition)", key) != nil
     }
 
     private func keyOf(_ model: any StoredModel) throws -> [SQLValue] {

@@ -2,17 +2,23 @@
 /// decided once, above this layer and the Engine (`Operations/`).
 extension Session {
     /// Saves `model`, the related models it carries and their links.
-    func saveGraph<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> SaveOutcome {
+    func saveGraph<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = [], related: RelatedRecords = .save) throws
+        -> SaveOutcome
+    {
         let before = connection.totalChanges
-        return try GraphSaver(session: self).save(model, mode: mode, clearing: clearing).outcome
-            .counting(related: connection.totalChanges != before)
+        let graph = GraphSaver(session: self, related: related)
+        let outcome = try graph.save(model, mode: mode, clearing: clearing).outcome
+        try graph.requireNothingMissing()
+        return outcome.counting(related: connection.totalChanges != before)
     }
 
     /// Upserts every model of a batch with its graph, in array order. Each element is encoded
     /// once, by the saver; the result counts related records too, so it covers every record
     /// the batch wrote.
-    func saveGraphs<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome {
-        let graph = GraphSaver(session: self)
+    func saveGraphs<M: StoredModel>(_ models: [M], into table: TableDescription, related: RelatedRecords = .save) throws
+        -> BatchSaveOutcome
+    {
+        let graph = GraphSaver(session: self, related: related)
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
         try models.withUnsafeBufferPointer { buffer in
             for offset in 0..<buffer.count {
@@ -27,6 +33,7 @@ extension Session {
                 }
             }
         }
+        try graph.requireNothingMissing()
         result.inserted += graph.relatedOutcomes.inserted
         result.updated += graph.relatedOutcomes.updated
         result.unchanged += graph.relatedOutcomes.unchanged

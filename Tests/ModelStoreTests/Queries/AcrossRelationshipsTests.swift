@@ -173,9 +173,11 @@ extension Snack {
     @Test func aKeyPathThroughARelationshipPointsToTheRelatedCondition() throws {
         let test = try TestStore()
         let error = #expect(throws: ModelStoreError.self) {
-            _ = try Player.findAll(where: \.team?.name == "Rockets", in: test.store)
+            _ = try Worker.findAll(where: \.ticket?.seat == "12A", in: test.store)
         }
         #expect(error?.code == .invalidQuery)
-        #expect(error?.suggestion?.contains(".related(\\.team") == true)
+        #expect(error?.suggestion?.contains(".related(\\.ticket") == true)
+        // A wrapped (`@Related`) to-one's key path names no property; it is refused too.
+        #expect(throws: ModelStoreError.self) { _ = try Player.findAll(where: \.team?.name == "Rockets", in: test.store) }
     }
 }
