@@ -45,6 +45,12 @@ let package = Package(
             name: "observation-bench",
             dependencies: [.product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // Queries across relationships and grouped aggregates, next to C and GRDB.
+        .target(name: "CQueries", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(
+            name: "query-bench",
+            dependencies: ["CQueries", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]
