@@ -95,3 +95,41 @@ extension StoredModel {
         _ = try await ModelStore.resolve(store).write { try $0.save(self, mode: .update, clearing: names) }
     }
 }
+
+/// Saves that hand back the record as stored.
+extension StoredModel {
+    /// Saves the model by the merge rule and returns the record as stored: the values a `nil`
+    /// left in place, and the key SQLite assigned to a model whose key is an optional integer
+    /// saved as `nil`.
+    ///
+    /// ```swift
+    /// struct Note: StoredModel { var id: Int64?; var text: String; static let primaryKey = ["id"] }
+    /// let note = try Note(id: nil, text: "hello").saved()      // note.id == 1
+    /// let merged = try Snack(snackId: 1, price: 2).saved()     // name and the rest as stored
+    /// ```
+    ///
+    /// A model without relationships is written and read back in one statement (`INSERT …
+    /// RETURNING`); a model with relationships is saved with its graph, then read back with
+    /// the relationships it declares eager, in the same transaction.
+    /// - Throws: `ModelStoreError` — as `save(clearing:in:)`; nothing of the call is written.
+    public func saved(clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil) throws -> Self {
+        let names = clearing.map(PropertyName.of)
+        return try ModelStore.resolve(store).write { try $0.saved(self, clearing: names) }
+    }
+
+    /// `saved(clearing:in:)`, later; `completion` gets the stored record on the completion queue.
+    public func saved(
+        clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil,
+        completion: @escaping @Sendable (Result<Self, ModelStoreError>) -> Void
+    ) {
+        let names = clearing.map(PropertyName.of)
+        ModelStore.resolve(store).write({ try $0.saved(self, clearing: names) }, completion: completion)
+    }
+
+    /// `saved(clearing:in:)` without blocking the calling task.
+    /// - Throws: as `saved(clearing:in:)`.
+    public func saved(clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil) async throws -> Self {
+        let names = clearing.map(PropertyName.of)
+        return try await ModelStore.resolve(store).write { try $0.saved(self, clearing: names) }
+    }
+}

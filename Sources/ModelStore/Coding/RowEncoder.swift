@@ -20,6 +20,8 @@ final class RowEncoder: Encoder {
         /// The keyed container of the last model, reused (see `RowDecoder`'s).
         var containerKey: ObjectIdentifier?
         var container: AnyObject?
+        /// Whether the row's key was assigned by SQLite when it was saved (it had none).
+        var assignedKey = false
     }
 
     let layout: ColumnLayout
@@ -30,6 +32,15 @@ final class RowEncoder: Encoder {
     var values: [SQLValue] { state.pointee.values }
     /// Which positions the model carried.
     var present: ColumnMask { state.pointee.present }
+
+    /// Whether the key in the row was assigned by SQLite when it was saved.
+    var assignedKey: Bool { state.pointee.assignedKey }
+
+    /// Writes the key SQLite assigned.
+    func setAssignedKey(_ value: SQLValue, at position: Int) {
+        set(value, at: position)
+        state.pointee.assignedKey = true
+    }
 
     /// Whether the model encoded the relationship property `name` with a value: a nil
     /// `@Related` or Optional never needs reading through its key path.
@@ -54,6 +65,7 @@ final class RowEncoder: Encoder {
     /// Encodes `model`, replacing what the previous call left.
     func encode<M: Encodable>(_ model: M) throws {
         state.pointee.present = ColumnMask()
+        state.pointee.assignedKey = false
         if !state.pointee.carried.isEmpty { state.pointee.carried.removeAll(keepingCapacity: true) }
         state.pointee.hint = 0
         state.pointee.failure = nil

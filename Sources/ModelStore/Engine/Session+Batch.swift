@@ -11,6 +11,9 @@ public struct BatchSaveOutcome: Sendable, Equatable {
     public var updated: Int
     /// Elements whose record already held every value they carry: nothing was written.
     public var unchanged: Int
+    /// The keys SQLite assigned to the elements saved without one (`var id: Int64?` left
+    /// nil), in the order of those elements; empty for models whose keys are their own.
+    public var assignedKeys: [Int64] = []
     // Related records a graph batch saves count as well, once for each element whose graph
     // carries them: `inserted` is then every record the batch created.
 
@@ -19,6 +22,12 @@ public struct BatchSaveOutcome: Sendable, Equatable {
         self.inserted = inserted
         self.updated = updated
         self.unchanged = unchanged
+    }
+
+    /// Records the key of an element whose key SQLite assigned (`row` was keyless before).
+    mutating func noteAssignedKey(of row: RowEncoder, _ table: TableDescription) throws {
+        guard row.assignedKey, case .integer(let key)? = row.value(at: table.keyPositions[0]) else { return }
+        assignedKeys.append(key)
     }
 
     mutating func count(_ outcome: SaveOutcome) {
@@ -45,6 +54,7 @@ extension Session {
                 do {
                     try row.encode(buffer[offset])
                     result.count(try upsert(row, table, owner, reuse: &reuse))
+                    if table.assignsKeys { try result.noteAssignedKey(of: row, table) }
                 } catch let error as ModelStoreError {
                     throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
                 }

@@ -45,6 +45,9 @@ extension Session {
 
     /// Writes the encoder's current row.
     func write(_ row: RowEncoder, into table: TableDescription, owner: ObjectIdentifier, mode: SaveMode) throws -> SaveOutcome {
+        if table.assignsKeys, (row.value(at: table.keyPositions[0]) ?? .null).isNull {
+            return try saveAssigningKey(row, table, owner, mode: mode)
+        }
         let key = try table.key(of: row)
         do {
             switch mode {
@@ -92,6 +95,9 @@ extension Session {
         _ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier,
         reuse: inout (shape: ColumnMask, statement: Statement)?
     ) throws -> SaveOutcome {
+        if table.assignsKeys, (row.value(at: table.keyPositions[0]) ?? .null).isNull {
+            return try saveAssigningKey(row, table, owner, mode: .upsert)
+        }
         if !table.keyMask.isSubset(of: row.present) {
             _ = try table.key(of: row)  // throws, naming the key property the model did not write
         }

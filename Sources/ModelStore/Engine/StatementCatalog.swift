@@ -15,6 +15,8 @@ enum StatementCatalog: Int {
     /// INSERT of the columns in the shape that updates them instead when the key, or a
     /// unique index's values, exist.
     case upsert
+    /// `upsert` returning the record as stored: every column (an assigned key included).
+    case upsertReturning
 
     static func sql(_ operation: StatementCatalog, _ table: TableDescription, shape: ColumnMask = ColumnMask()) -> String {
         let from = " FROM \(table.quotedTable)"
@@ -44,6 +46,8 @@ enum StatementCatalog: Int {
             // made) would call "Bob" equal to "bob" and skip a real change.
             let changed = names.enumerated().map { "\($1) IS NOT ?\($0 + 1) COLLATE BINARY" }.joined(separator: " OR ")
             return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition) AND (\(changed))"
+        case .upsertReturning:
+            return sql(.upsert, table, shape: shape) + " RETURNING \(table.selectList)"
         case .insert, .insertIfAbsent, .upsert:
             let positions = table.columns.indices.filter(shape.contains)
             let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")

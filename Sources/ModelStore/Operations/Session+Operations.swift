@@ -161,3 +161,39 @@ extension Session {
         return .graph
     }
 }
+
+extension Session {
+    /// Saves `model` by the merge rule and returns its record as stored — merged values and
+    /// an assigned key included. A model without relationships is written and read back in
+    /// one statement (`RETURNING`); a graph is saved, then its root read with the
+    /// relationships it declares eager, in the same transaction.
+    func saved<M: StoredModel>(_ model: M, clearing: [String]) throws -> M {
+        let table = try table(M.self)
+        let owner = ObjectIdentifier(M.self)
+        switch path(table) {
+        case .plain:
+            let row = RowEncoder(layout: table.layout)
+            try row.encode(model)
+            for name in clearing { row.setNull(at: try table.clearablePosition(name, carried: row)) }
+            let (_, stored) = try saveReturning(row, table, owner, mode: .upsert) { statement in
+                try RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions).decode(M.self)
+            }
+            if let stored { return stored }
+            return try require(findRecord(M.self, in: table, key: try table.key(of: row)), table)
+        case .graph:
+            let saver = GraphSaver(session: self)
+            let key = try saver.save(model, mode: .upsert, clearing: clearing).key
+            let statement = try statement(.findByKey, table, owner: owner)
+            try statement.bind(key)
+            return try require(readGraphs(M.self, from: statement, table: table, plan: LoadOptions.declared.plan).first, table)
+        }
+    }
+
+    private func require<M>(_ model: M?, _ table: TableDescription) throws -> M {
+        guard let model else {
+            throw ModelStoreError(
+                .notFound, "The \(table.modelName) record just saved could not be read back.", model: table.modelName)
+        }
+        return model
+    }
+}

@@ -27,6 +27,9 @@ final class GraphSaver {
     /// Whether related models are saved, or only linked to when they exist.
     private let relatedRecords: RelatedRecords
 
+    /// Whether the last root saved had no key, so SQLite assigned the one `save` returned.
+    private(set) var rootKeyAssigned = false
+
     /// Keys of records `.mustExist` found missing, by model: reported together at the end.
     private(set) var missing: [(model: String, key: [SQLValue])] = []
 
@@ -56,6 +59,7 @@ final class GraphSaver {
     /// Saves `model` and its graph.
     @discardableResult
     func save<M: StoredModel>(_ model: M, mode: SaveMode, clearing: [String] = []) throws -> (outcome: SaveOutcome, key: [SQLValue]) {
+        rootKeyAssigned = false
         let root = try frame(M.self)
         root.begin(model, mode: mode, clearing: clearing, links: [:])
         stack.removeAll(keepingCapacity: true)
@@ -216,7 +220,21 @@ final class GraphSaver {
                 for name in clearing where !cleared.contains(name) {
                     row.setNull(at: try table.clearablePosition(name, carried: row))
                 }
-                key = try table.key(of: row)
+                if table.assignsKeys, (row.value(at: table.keyPositions[0]) ?? .null).isNull {
+                    if saver.relatedRecords != .save, saver.stack.count > 1 {
+                        // A reference without a key names no stored record.
+                        if saver.relatedRecords == .mustExist { saver.missing.append((table.modelName, [.null])) }
+                        return .missing([])
+                    }
+                    // A new record whose key SQLite assigns when it is written: it cannot
+                    // have been saved earlier in this graph, nor be a reference.
+                    key = []
+                    stage = .targets
+                } else {
+                    key = try table.key(of: row)
+                }
+            }
+            if stage == .start {
                 if saver.relatedRecords != .save, saver.stack.count > 1 {
                     // A reference: nothing of it is written, and it has no graph to walk.
                     guard try saver.exists(key, in: table) else {
@@ -252,6 +270,11 @@ final class GraphSaver {
                 if holdsUniqueLinks { try saver.releasePartners(of: row, key: key, table: table, links: links) }
                 for (position, value) in links { row.set(value, at: position) }
                 outcome = try saver.session.write(row, into: table, owner: owner, mode: mode)
+                if key.isEmpty {
+                    key = try table.key(of: row)
+                    saver.visited.insert(Visit(type: owner, key: RecordKey(key)))
+                    if saver.stack.count == 1 { saver.rootKeyAssigned = true }
+                }
                 stage = .links
                 index = 0
             }
@@ -370,7 +393,7 @@ final class GraphSaver {
                 partner.append(value)
             }
             guard partner.count == positions.count else { continue }
-            try unlinkOthers(of: table, through: positions.map { table.columns[$0].name }, from: partner, keeping: [key])
+            try unlinkOthers(of: table, through: positions.map { table.columns[$0].name }, from: partner, keeping: key.isEmpty ? [] : [key])
         }
     }
 

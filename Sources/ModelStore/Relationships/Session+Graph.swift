@@ -25,8 +25,9 @@ extension Session {
                 graph.startElement()
                 let before = connection.totalChanges
                 do {
-                    result.count(
-                        try graph.save(buffer[offset], mode: .upsert).outcome.counting(related: connection.totalChanges != before))
+                    let (outcome, key) = try graph.save(buffer[offset], mode: .upsert)
+                    result.count(outcome.counting(related: connection.totalChanges != before))
+                    if graph.rootKeyAssigned, case .integer(let assigned)? = key.first { result.assignedKeys.append(assigned) }
                 } catch let error as ModelStoreError {
                     // Only a failing element is encoded a second time, to name its key.
                     throw error.inBatch(at: offset, of: models.count, table: table, key: try? key(of: buffer[offset], in: table))

@@ -20,6 +20,9 @@ struct TableDescription: Sendable {
     let indexes: [IndexDescription]
     /// Whether the key is one INTEGER column, which SQLite makes the rowid itself.
     let hasIntegerKey: Bool
+    /// Whether the key is one optional integer property (`var id: Int64?`), which SQLite
+    /// assigns when a model is saved without one.
+    let assignsKeys: Bool
     /// The model's relationships, in the order `relationships` declares them.
     let relationships: [RelationshipDescription]
     /// Columns holding to-one links (after the property columns in the layout).
@@ -81,6 +84,7 @@ struct TableDescription: Sendable {
         self.relationships = relationships
         self.foreignKeyColumns = foreignKeys
         self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer
+        self.assignsKeys = hasIntegerKey && layout.columns[keyPositions[0]].isOptional
         self.former = try Self.formerSchema(
             of: type, own: KeyInfo.of(type), layout: layout, indexes: indexes, relationships: relationships)
     }
@@ -137,9 +141,12 @@ struct TableDescription: Sendable {
                     .invalidModel, "\(modelName).primaryKey names '\(name)' twice.", model: modelName, column: name)
             }
             let column = layout.columns[position]
-            guard !column.isOptional else {
+            // One optional integer key is assigned by SQLite (its rowid) when a model has none.
+            let assigned = primaryKey.count == 1 && column.storage == .integer && !column.isJSON
+            guard !column.isOptional || assigned else {
                 throw ModelStoreError(
-                    .invalidModel, "\(modelName).primaryKey names '\(name)', which is Optional; key properties must always have a value.",
+                    .invalidModel,
+                    "\(modelName).primaryKey names '\(name)', which is Optional; only a single integer key may be (SQLite assigns it), and this one is \(primaryKey.count == 1 ? column.typeName : "part of a composite key").",
                     model: modelName, column: name, suggestion: "Make '\(name)' non-optional.")
             }
             guard !column.isJSON else {
