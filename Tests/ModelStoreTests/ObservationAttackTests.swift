@@ -171,7 +171,8 @@ struct ObservationAttackTests {
         readsThing.withLock { $0 = true }
         try await OANote(id: 2, text: "b").save(in: store)  // re-runs the fetch, which now reads OAThing
         #expect(await eventually { readThing.current })
-        #expect(try await OAThing.count(in: store) == 2)
+        // The flag is set before the other thread starts its save: wait for the commit.
+        #expect(await eventually { (try? OAThing.count(in: store)) == 2 })
         #expect(await eventually(3) { seen.current.last == "thing 2" }, "\(seen.current)")
         token.cancel()
         stream?.cancel()

@@ -33,6 +33,8 @@ struct ColumnDescription: Sendable {
     let typeName: String
     /// Whether the property is a `@Related` wrapper (known only for relationship properties).
     var isRelationshipWrapper = false
+    /// The collation a text property declares (`ColumnStorage.text(_:collation:)`), if any.
+    var collation: TextCollation?
 
     var isJSON: Bool {
         if case .json = coding { return true }

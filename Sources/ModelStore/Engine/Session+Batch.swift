@@ -87,7 +87,7 @@ extension Session {
                 try row.encode(model)
                 rows.append((row.values, row.present))
                 try table.checkMatchValues(rows[offset], shared: shared, varying: varying, against: rows.first!, at: offset)
-                matches.append(RecordKey(rows[offset].values, at: varying))
+                matches.append(table.folded(RecordKey(rows[offset].values, at: varying), at: varying))
             } catch let error as ModelStoreError {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }
@@ -146,7 +146,8 @@ extension Session {
             try statement.forEachRow(values) {
                 let key = statement.values(count: table.keyPositions.count)
                 // A NULL matches nothing, as in SQL.
-                guard let match = RecordKey(statement, at: Int32(key.count), count: varying.count) else { return }
+                guard let stored = RecordKey(statement, at: Int32(key.count), count: varying.count) else { return }
+                let match = table.folded(stored, at: varying)
                 if onlyWanted, !wanted.contains(match) { return }
                 if let other = found[match], other != key {
                     throw ModelStoreError(

@@ -82,11 +82,21 @@ struct TableRebuild {
             "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", [.text(source)])
         {
             let words = Self.keywords(of: sql)
-            for keyword in ["AUTOINCREMENT", "CHECK", "UNIQUE", "COLLATE"] where words.contains(keyword) {
+            for keyword in ["AUTOINCREMENT", "CHECK", "UNIQUE"] where words.contains(keyword) {
                 found.append(keyword)
             }
         }
         let modelColumns = Set(table.columns.map { $0.name.lowercased() })
+        // A collation survives a rebuild only where the model declares the same one.
+        let declared = Dictionary(table.columns.map { ($0.name.lowercased(), $0.collation?.rawValue ?? "BINARY") }) { first, _ in first }
+        let info = try connection.makeStatement("SELECT name FROM pragma_table_info(?)")
+        var stored: [String] = []
+        try info.forEachRow([.text(source)]) { stored.append(info.string(at: 0)) }
+        for column in stored {
+            let collation = (connection.collation(ofColumn: column, inTable: source) ?? "BINARY").uppercased()
+            guard collation != "BINARY", declared[column.lowercased()] != collation else { continue }
+            found.append("COLLATE \(collation) on \(column)")
+        }
         let keys = try connection.makeStatement("SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?)")
         try keys.forEachRow([.text(source)]) {
             let column = keys.string(at: 0)

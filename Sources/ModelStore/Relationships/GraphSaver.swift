@@ -237,10 +237,11 @@ final class GraphSaver {
             if stage == .start {
                 if saver.relatedRecords != .save, saver.stack.count > 1 {
                     // A reference: nothing of it is written, and it has no graph to walk.
-                    guard try saver.exists(key, in: table) else {
+                    guard let stored = try saver.storedKey(key, in: table) else {
                         if saver.relatedRecords == .mustExist { saver.missing.append((table.modelName, key)) }
                         return .missing(key)
                     }
+                    key = stored
                     if !links.isEmpty { try saver.writeLinks(links, key: key, table: table, owner: owner) }
                     return .revisited(key)
                 }
@@ -270,6 +271,9 @@ final class GraphSaver {
                 if holdsUniqueLinks { try saver.releasePartners(of: row, key: key, table: table, links: links) }
                 for (position, value) in links { row.set(value, at: position) }
                 outcome = try saver.session.write(row, into: table, owner: owner, mode: mode)
+                // Links hold the key as stored: under a collation, "ROCKETS" may have matched
+                // "rockets", and loading matches links to keys byte for byte.
+                if table.hasCollatedKey, let stored = try saver.storedKey(key, in: table) { key = stored }
                 if key.isEmpty {
                     key = try table.key(of: row)
                     saver.visited.insert(Visit(type: owner, key: RecordKey(key)))
@@ -433,9 +437,14 @@ final class GraphSaver {
         try session.connection.cachedStatement(remove.sql).execute(remove.values)
     }
 
-    /// Whether a record with `key` is stored.
-    private func exists(_ key: [SQLValue], in table: TableDescription) throws -> Bool {
-        try session.connection.scalar("SELECT 1 FROM \(table.quotedTable) WHERE \(table.keyCondition)", key) != nil
+    /// The key of the stored record `key` matches (spelled as stored), or nil when none does.
+    private func storedKey(_ key: [SQLValue], in table: TableDescription) throws -> [SQLValue]? {
+        guard !key.isEmpty else { return key }
+        let statement = try session.connection.cachedStatement(
+            "SELECT \(table.keyNames.map(quoted).joined(separator: ", ")) FROM \(table.quotedTable) WHERE \(table.keyCondition)")
+        defer { statement.reset() }
+        try statement.bind(key)
+        return try statement.step() ? statement.values(count: key.count) : nil
     }
 
     private func keyOf(_ model: any StoredModel) throws -> [SQLValue] {

@@ -171,6 +171,21 @@ final class Connection {
         return try statement.step() ? statement.value(at: 0) : nil
     }
 
+    /// The collation a table's column compares with (`BINARY`, `NOCASE`, `RTRIM`, or another
+    /// a tool registered), or nil when there is no such column.
+    func collation(ofColumn column: String, inTable table: String, schema: String = "main") -> String? {
+        var type: UnsafePointer<CChar>?
+        var collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0
+        var primaryKey: Int32 = 0
+        var autoincrement: Int32 = 0
+        guard
+            sqlite3_table_column_metadata(handle, schema, table, column, &type, &collation, &notNull, &primaryKey, &autoincrement)
+                == SQLITE_OK, let collation
+        else { return nil }
+        return String(cString: collation)
+    }
+
     /// The main database's file path; nil for an in-memory or temporary database.
     var filename: String? {
         guard let name = sqlite3_db_filename(handle, "main") else { return nil }

@@ -27,10 +27,28 @@ public struct ColumnStorage<Model: StoredModel>: Sendable {
     /// The property's name (its coding key), or the key path's description when it names no
     /// stored property.
     let property: String
-    let format: ColumnFormat
+    /// The declared form; nil for a declaration of a collation alone.
+    let format: ColumnFormat?
     /// The Swift type the declaration is for, to check against the property's own.
     let valueType: ObjectIdentifier
     let valueTypeName: String
+    /// How the text column compares values, when declared.
+    var collation: TextCollation?
+
+    /// Compares the text property `property` by `collation` — in its key, unique indexes,
+    /// conditions and sorting (`.caseInsensitive`: `"A@x.org"` and `"a@x.org"` are one value).
+    public static func text(_ property: KeyPath<Model, String>, collation: TextCollation) -> ColumnStorage {
+        ColumnStorage(
+            property: PropertyName.of(property), format: nil, valueType: ObjectIdentifier(String.self), valueTypeName: "String",
+            collation: collation)
+    }
+
+    /// Compares the optional text property `property` by `collation`.
+    public static func text(_ property: KeyPath<Model, String?>, collation: TextCollation) -> ColumnStorage {
+        ColumnStorage(
+            property: PropertyName.of(property), format: nil, valueType: ObjectIdentifier(String.self), valueTypeName: "String",
+            collation: collation)
+    }
 
     /// Stores the `Date` property `property` in the form `storage`.
     public static func date(_ property: KeyPath<Model, Date>, as storage: DateStorage) -> ColumnStorage {
@@ -78,7 +96,8 @@ extension ColumnLayout {
         var seen = Set<String>()
         for declaration in declarations {
             let name = declaration.property
-            let declared = "\(modelName).columnStorage declares \(declaration.format) for '\(name)'"
+            let declared =
+                "\(modelName).columnStorage declares " + (declaration.format.map { "\($0)" } ?? "a collation") + " for '\(name)'"
             guard seen.insert(name).inserted else {
                 throw ModelStoreError(
                     .invalidModel, "\(modelName).columnStorage declares '\(name)' twice.", model: modelName, column: name,
@@ -90,7 +109,17 @@ extension ColumnLayout {
                     "\(declared), which is not a stored property of \(modelName)"
                         + (skippedKeys.contains(name) ? " (it is a relationship)." : "."),
                     model: modelName, column: name,
-                    suggestion: "Name a stored Date or UUID property directly, as \\\(modelName).property.")
+                    suggestion: "Name a stored Date, UUID or String property directly, as \\\(modelName).property.")
+            }
+            guard let format = declaration.format else {
+                // A collation: the property must be stored as text.
+                guard columns[position].storage == .text, !columns[position].isJSON else {
+                    throw ModelStoreError(
+                        .invalidModel, "\(declared), but it is stored as \(columns[position].typeName), not as text.",
+                        model: modelName, column: name, suggestion: "Declare collations for String properties only.")
+                }
+                columns[position].collation = declaration.collation
+                continue
             }
             guard case .convertible(let type) = columns[position].coding, ObjectIdentifier(type) == declaration.valueType else {
                 throw ModelStoreError(
@@ -99,16 +128,16 @@ extension ColumnLayout {
                     model: modelName, column: name,
                     suggestion: "Declare a form of the type the property is coded as, or none.")
             }
-            if case .date(let storage) = declaration.format, !storage.isValid {
+            if case .date(let storage) = format, !storage.isValid {
                 throw ModelStoreError(
                     .invalidModel, "\(declared): a date text holds 0 to 3 digits after the seconds, not \(storage.fractionDigits).",
                     model: modelName, column: name, value: String(storage.fractionDigits))
             }
-            if declaration.format == .date(.referenceSeconds) || declaration.format == .uuid(.text) { continue }
+            if format == .date(.referenceSeconds) || format == .uuid(.text) { continue }
             let column = columns[position]
             var mapped = ColumnDescription(
-                name: column.name, storage: declaration.format.storage, isOptional: column.isOptional,
-                coding: .mapped(declaration.format), typeName: column.typeName)
+                name: column.name, storage: format.storage, isOptional: column.isOptional,
+                coding: .mapped(format), typeName: column.typeName)
             mapped.isRelationshipWrapper = column.isRelationshipWrapper
             columns[position] = mapped
         }

@@ -18,6 +18,7 @@ enum SchemaMigrator {
         if let existing {
             try checkPrimaryKey(table, existing)
             try checkColumnTypes(table, existing, on: connection)
+            try checkCollations(table, existing, on: connection)
             moves = try oneToOneMoves(table, existing, on: connection)
         }
         try checkJoinTables(table, on: connection)
@@ -56,6 +57,7 @@ enum SchemaMigrator {
             // clearly when an older record has no value for a non-optional property.
             var sql = "ALTER TABLE \(table.quotedTable) ADD COLUMN \(quoted(column.name))"
             if column.storage != .untyped { sql += " \(column.storage.rawValue)" }
+            if let collation = column.collation { sql += " COLLATE \(collation.rawValue)" }
             if let reference = table.singleColumnReference(for: column.name) { sql += " " + reference }
             try connection.execute(sql)
         }
@@ -82,6 +84,7 @@ enum SchemaMigrator {
         guard let existing = try inspect(table, on: connection) else { return .absent }
         try checkPrimaryKey(table, existing)
         try checkColumnTypes(table, existing, on: connection)
+        try checkCollations(table, existing, on: connection)
         try checkJoinTables(table, on: connection)
         guard table.columns.allSatisfy({ existing.columns[$0.name.lowercased()] != nil }) else { return .needsWriter }
         var missing: [JoinTableDescription] = []
@@ -116,6 +119,24 @@ enum SchemaMigrator {
         }
         guard !columns.isEmpty else { return nil }
         return ExistingTable(columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name))
+    }
+
+    /// Refuses a stored column that compares differently from the collation its property
+    /// declares: keys, unique indexes and conditions would silently follow the stored one.
+    /// SQLite cannot change a column's collation in place; a rebuild step can. Columns whose
+    /// property declares none are taken as they are (a table another tool made).
+    private static func checkCollations(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
+        for column in table.columns {
+            guard let declared = column.collation, existing.columns[column.name.lowercased()] != nil else { continue }
+            let stored = connection.collation(ofColumn: column.name, inTable: table.tableName) ?? "BINARY"
+            guard stored.uppercased() != declared.rawValue else { continue }
+            throw ModelStoreError(
+                .schemaMismatch,
+                "\(table.modelName).\(column.name) declares the collation \(declared.rawValue), but the stored column compares with \(stored); SQLite cannot change a column's collation in place.",
+                model: table.modelName, column: column.name, value: stored,
+                suggestion:
+                    "Add a migration step that rebuilds the table (`MigrationStep(\"collate \(column.name)\") { try $0.rebuild(\(table.modelName).self) }`); records that the new collation makes equal in a key or unique index must be merged first.")
+        }
     }
 
     private static func checkPrimaryKey(_ table: TableDescription, _ existing: ExistingTable) throws {
@@ -194,6 +215,7 @@ enum SchemaMigrator {
         var definitions = table.columns.map { column -> String in
             var definition = quoted(column.name)
             if column.storage != .untyped { definition += " " + column.storage.rawValue }
+            if let collation = column.collation { definition += " COLLATE " + collation.rawValue }
             if !column.isOptional { definition += " NOT NULL" }
             return definition
         }

@@ -20,6 +20,9 @@ struct TableDescription: Sendable {
     let indexes: [IndexDescription]
     /// Whether the key is one INTEGER column, which SQLite makes the rowid itself.
     let hasIntegerKey: Bool
+    /// Whether a key column declares a collation other than BINARY, so a key a model carries
+    /// may be spelled differently from the stored one it matches.
+    let hasCollatedKey: Bool
     /// Whether the key is one optional integer property (`var id: Int64?`), which SQLite
     /// assigns when a model is saved without one.
     let assignsKeys: Bool
@@ -85,6 +88,7 @@ struct TableDescription: Sendable {
         self.foreignKeyColumns = foreignKeys
         self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer
         self.assignsKeys = hasIntegerKey && layout.columns[keyPositions[0]].isOptional
+        self.hasCollatedKey = keyPositions.contains { (layout.columns[$0].collation ?? .binary) != .binary }
         self.former = try Self.formerSchema(
             of: type, own: KeyInfo.of(type), layout: layout, indexes: indexes, relationships: relationships)
     }
@@ -158,5 +162,24 @@ struct TableDescription: Sendable {
             positions.append(position)
         }
         return positions
+    }
+}
+
+extension TableDescription {
+    /// `key` (values of the columns at `positions`) with texts folded by their columns'
+    /// collations, so keys SQL calls equal are equal in Swift too.
+    func folded(_ key: RecordKey, at positions: [Int]) -> RecordKey {
+        let collations = positions.map { layout.columns[$0].collation ?? .binary }
+        guard collations.contains(where: { $0 != .binary }) else { return key }
+        switch key {
+        case .integer: return key
+        case .text(let text): return .text(collations[0].folded(text))
+        case .values(let values):
+            return .values(
+                zip(values, collations).map { value, collation in
+                    if case .text(let text) = value { return .text(collation.folded(text)) }
+                    return value
+                })
+        }
     }
 }
