@@ -99,6 +99,8 @@ indirect enum PredicateNode: Sendable {
     case or([PredicateNode])
     case not(PredicateNode)
     case sql(String, [SQLValue])
+    /// Matches in the model's full-text index, in some of its columns (all when empty).
+    case fullText(SearchText, columns: [ColumnReference])
     case constant(Bool)
     /// A value that could not be converted; reported when the query runs.
     case invalid(ModelStoreError, column: ColumnReference?)

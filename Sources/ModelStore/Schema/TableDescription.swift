@@ -27,6 +27,8 @@ struct TableDescription: Sendable {
     /// The names an older file may still use for the table, its columns, join tables and
     /// indexes (`formerNames`), which the store renames on first use.
     let former: FormerSchema
+    /// The full-text index of the model's `searchable` properties, if it declares any.
+    let search: SearchIndexDescription?
 
     var columns: [ColumnDescription] { layout.columns }
     var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
@@ -81,6 +83,7 @@ struct TableDescription: Sendable {
         self.relationships = relationships
         self.foreignKeyColumns = foreignKeys
         self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer
+        self.search = try Self.searchIndex(of: type, layout: layout, tableName: tableName, modelName: modelName)
         self.former = try Self.formerSchema(
             of: type, own: KeyInfo.of(type), layout: layout, indexes: indexes, relationships: relationships)
     }
