@@ -167,11 +167,14 @@ struct SearchTests {
         let reweighed = try Article.search("lemon", in: store)
         #expect(try #require(reweighed.first { $0.model.id == 2 }).rank > results[1].rank)
         // Paging.
-        #expect(try ids(Article.search("lemon", limit: 1, offset: 1, in: store)) == ids(Article.search("lemon", in: store)).dropFirst().prefix(1).map { $0 })
+        #expect(
+            try ids(Article.search("lemon", limit: 1, offset: 1, in: store))
+                == ids(Article.search("lemon", in: store)).dropFirst().prefix(1).map { $0 })
     }
 
     @Test func snippetsMarkTheMatchedWords() throws {
-        try Article(id: 1, title: "Chocolate cake", body: "Melt the dark chocolate slowly, then fold it into the batter with care").save(in: store)
+        try Article(id: 1, title: "Chocolate cake", body: "Melt the dark chocolate slowly, then fold it into the batter with care").save(
+            in: store)
         try Article(id: 2, title: "Untitled", body: nil).save(in: store)
         let hit = try #require(Article.search("chocolate", in: store).first)
         #expect(hit.snippet(\.title) == "[Chocolate] cake")

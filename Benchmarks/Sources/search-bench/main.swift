@@ -236,7 +236,8 @@ func runGRDB() throws -> Result {
                 for query in queries {
                     let pattern = try FTS5Pattern(rawPattern: query)
                     let hits = try pool.read { db in
-                        try Hit.fetchAll(db, sql: select + " AND Doc.year >= ? ORDER BY doc_fts.rank LIMIT ?", arguments: [pattern, 2010, 20])
+                        try Hit.fetchAll(
+                            db, sql: select + " AND Doc.year >= ? ORDER BY doc_fts.rank LIMIT ?", arguments: [pattern, 2010, 20])
                     }
                     checksum += hits.reduce(0) { $0 + $1.id }
                 }
@@ -259,15 +260,21 @@ let modelStore = try runModelStore()
 
 func row(_ name: String, _ value: KeyPath<Result, Double>, per: Int) {
     func cell(_ result: Result) -> String {
-        String(format: "%9.1f ms", result[keyPath: value] * 1000) + (per > 1 ? String(format: " (%6.1f µs each)", result[keyPath: value] * 1e6 / Double(per)) : "")
+        String(format: "%9.1f ms", result[keyPath: value] * 1000)
+            + (per > 1 ? String(format: " (%6.1f µs each)", result[keyPath: value] * 1e6 / Double(per)) : "")
     }
-    print("| \(name) | \(cell(c)) | \(cell(grdb)) | \(cell(modelStore)) | \(String(format: "%.2f×", modelStore[keyPath: value] / c[keyPath: value])) | \(String(format: "%.2f×", modelStore[keyPath: value] / grdb[keyPath: value])) |")
+    print(
+        "| \(name) | \(cell(c)) | \(cell(grdb)) | \(cell(modelStore)) | \(String(format: "%.2f×", modelStore[keyPath: value] / c[keyPath: value])) | \(String(format: "%.2f×", modelStore[keyPath: value] / grdb[keyPath: value])) |"
+    )
 }
 print("| workload | C | GRDB | ModelStore | ModelStore / C | ModelStore / GRDB |")
 print("|---|---|---|---|---|---|")
 row("load \(rows) documents, indexed", \.load, per: 1)
 row("\(queries.count) ranked searches, limit 20", \.search, per: queries.count)
 row("\(queries.count) ranked searches + condition", \.filtered, per: queries.count)
-let agree = c.checksum == grdb.checksum && c.checksum == modelStore.checksum && c.filteredChecksum == grdb.filteredChecksum
+let agree =
+    c.checksum == grdb.checksum && c.checksum == modelStore.checksum && c.filteredChecksum == grdb.filteredChecksum
     && c.filteredChecksum == modelStore.filteredChecksum
-print("hits agree: \(agree ? "yes" : "NO") (checksums C \(c.checksum)/\(c.filteredChecksum), GRDB \(grdb.checksum)/\(grdb.filteredChecksum), ModelStore \(modelStore.checksum)/\(modelStore.filteredChecksum))")
+print(
+    "hits agree: \(agree ? "yes" : "NO") (checksums C \(c.checksum)/\(c.filteredChecksum), GRDB \(grdb.checksum)/\(grdb.filteredChecksum), ModelStore \(modelStore.checksum)/\(modelStore.filteredChecksum))"
+)

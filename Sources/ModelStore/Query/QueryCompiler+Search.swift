@@ -52,12 +52,14 @@ extension QueryCompiler {
         let search = try searchIndex()
         guard limit > 0, offset >= 0 else {
             throw ModelStoreError(
-                .invalidQuery, "A search of \(table.modelName) asks for \(limit) results from offset \(offset); the limit must be positive and the offset not negative.",
+                .invalidQuery,
+                "A search of \(table.modelName) asks for \(limit) results from offset \(offset); the limit must be positive and the offset not negative.",
                 model: table.modelName, value: "limit \(limit), offset \(offset)")
         }
         guard (1...64).contains(highlight.tokens) else {
             throw ModelStoreError(
-                .invalidQuery, "A search of \(table.modelName) asks for snippets of \(highlight.tokens) words; FTS5 makes snippets of 1 to 64.",
+                .invalidQuery,
+                "A search of \(table.modelName) asks for snippets of \(highlight.tokens) words; FTS5 makes snippets of 1 to 64.",
                 model: table.modelName, value: String(highlight.tokens))
         }
         guard let expression = try matchExpression(text, columns: [], in: search) else { return nil }
@@ -71,7 +73,8 @@ extension QueryCompiler {
             values += [.text(highlight.open), .text(highlight.close), .text(highlight.ellipsis), .integer(Int64(highlight.tokens))]
         }
         var sql =
-            "SELECT " + columns.joined(separator: ", ") + " FROM \(index) JOIN \(table.quotedTable) AS \(alias) ON \(alias).rowid = \(index).rowid"
+            "SELECT " + columns.joined(separator: ", ")
+            + " FROM \(index) JOIN \(table.quotedTable) AS \(alias) ON \(alias).rowid = \(index).rowid"
             + " WHERE \(index) MATCH ?"
         values.append(.text(expression))
         if let rank = search.rankFunction {
@@ -109,8 +112,10 @@ final class SearchSyntax: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         do {
-            let connection = try self.connection ?? Connection(
-                location: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busyTimeout: 0)
+            let connection =
+                try self.connection
+                ?? Connection(
+                    location: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busyTimeout: 0)
             self.connection = connection
             let table: String
             if let known = tables[columns] {

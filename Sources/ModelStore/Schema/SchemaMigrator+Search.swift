@@ -95,7 +95,9 @@ extension SchemaMigrator {
             feeds.insert(index)
         }
         for index in feeds {
-            guard case .text(let sql)? = try connection.scalar("SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", [.text(index)]),
+            guard
+                case .text(let sql)? = try connection.scalar(
+                    "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", [.text(index)]),
                 sql.hasPrefix("CREATE VIRTUAL TABLE"), sql.contains("USING fts5(")
             else { continue }
             // The current name's index counts only if it indexes this table (content=…).

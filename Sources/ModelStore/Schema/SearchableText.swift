@@ -156,7 +156,8 @@ extension TableDescription {
             }
             guard entry.weight.isFinite, entry.weight > 0 else {
                 throw ModelStoreError(
-                    .invalidModel, "\(modelName).searchable gives '\(name)' the weight \(entry.weight); a weight must be a positive number.",
+                    .invalidModel,
+                    "\(modelName).searchable gives '\(name)' the weight \(entry.weight); a weight must be a positive number.",
                     model: modelName, column: name, value: String(entry.weight))
             }
             columns.append(name)
