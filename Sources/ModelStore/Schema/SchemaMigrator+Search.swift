@@ -1,3 +1,5 @@
+import ModelStoreCSQLite
+
 /// Creates, checks and re-creates a model's full-text index (see `SearchIndexDescription`).
 ///
 /// The index is recognised by its SQL, not trusted by its name: when the FTS5 table or any
@@ -25,13 +27,15 @@ extension SchemaMigrator {
     /// Brings the model's full-text index up to its declaration; runs inside the caller's
     /// transaction, after the table itself is ready.
     static func prepareSearchIndex(_ table: TableDescription, on connection: Connection) throws {
-        let stored = try storedSearchIndex(ofTable: table.tableName, on: connection)
         guard let search = table.search else {
             // The declaration was removed: triggers maintaining an index nobody reads would
-            // only slow every write down.
-            try drop(stored, on: connection)
+            // only slow every write down. Asked without a statement (most models never had
+            // an index, and their first use should run no more SQL than before).
+            guard tableExists(table.tableName + "_fts", on: connection) else { return }
+            try drop(try storedSearchIndex(ofTable: table.tableName, on: connection), on: connection)
             return
         }
+        let stored = try storedSearchIndex(ofTable: table.tableName, on: connection)
         guard !stored.matches(search) else { return }
         try checkRowid(table, on: connection)
         if stored.indexes[search.name] == nil, try SchemaRenamer.exists("table", search.name, on: connection) {
@@ -129,5 +133,11 @@ extension SchemaMigrator {
                 model: table.modelName, value: table.tableName,
                 suggestion: "Rebuild the table as an ordinary rowid table (a migration step can), or remove \(table.modelName).searchable.")
         }
+    }
+
+    /// Whether the main schema has a table `name`, through SQLite's C API: it runs no
+    /// statement, so a store's trace and statement counts do not change.
+    private static func tableExists(_ name: String, on connection: Connection) -> Bool {
+        sqlite3_table_column_metadata(connection.handle, "main", name, nil, nil, nil, nil, nil, nil) == SQLITE_OK
     }
 }
