@@ -51,6 +51,11 @@ let package = Package(
             name: "query-bench",
             dependencies: ["CQueries", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // Full-text search (FTS5): ranked searches with snippets, next to C and GRDB's FTS5.
+        .executableTarget(
+            name: "search-bench",
+            dependencies: ["CBaseline", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]

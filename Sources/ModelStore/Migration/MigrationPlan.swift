@@ -128,7 +128,9 @@ enum MigrationPlanner {
         )
         var names: [String] = []
         try statement.forEachRow { names.append(statement.string(at: 0)) }
-        for name in names {
+        // A model's full-text index is part of its storage.
+        let searchIndexes = try SchemaMigrator.searchIndexTables(on: connection)
+        for name in names where !searchIndexes.contains(name.lowercased()) {
             guard let usedColumns = used[name.lowercased()] else {
                 unusedTables.append(name)
                 continue

@@ -325,6 +325,9 @@ public final class MigrationContext {
             var names: [String] = []
             try indexes.forEachRow([.text(table), .text(column)]) { names.append(indexes.string(at: 0)) }
             for name in names { try connection.execute("DROP INDEX \(quoted(name))") }
+            // Nor a column a trigger names: the full-text index's triggers may; the model's
+            // next use makes the index again from what it declares then.
+            try SchemaMigrator.dropSearchIndex(ofTable: table, on: connection)
             try connection.execute("ALTER TABLE \(quoted(table)) DROP COLUMN \(quoted(column))")
         }
     }
@@ -334,6 +337,10 @@ public final class MigrationContext {
     public func dropTable(_ name: String) throws {
         guard try tableExists(name) else { return }
         let connection = try active()
-        try connection.inTransaction { try connection.execute("DROP TABLE \(quoted(name))") }
+        try connection.inTransaction {
+            // Its full-text index (an FTS5 table apart from it) goes with it.
+            try SchemaMigrator.dropSearchIndex(ofTable: name, on: connection)
+            try connection.execute("DROP TABLE \(quoted(name))")
+        }
     }
 }

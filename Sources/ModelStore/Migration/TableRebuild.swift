@@ -179,6 +179,9 @@ struct TableRebuild {
 
     /// Runs the procedure; `fill` copies the rows into the table named `TableRebuild.temporaryName`.
     func run(fill: () throws -> Void) throws {
+        // The full-text index refers to rows by rowid, which the copy may renumber, and its
+        // triggers name the old table: it is dropped here and made again by `prepare` below.
+        try SchemaMigrator.dropSearchIndex(ofTable: source, on: connection)
         let saved = try savedSchemaObjects()
         for object in saved.dependents {
             try connection.execute("DROP \(object.type.uppercased()) \(quoted(object.name))")

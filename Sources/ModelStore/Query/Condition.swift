@@ -124,6 +124,8 @@ indirect enum PredicateNode: Sendable {
     case or([PredicateNode])
     case not(PredicateNode)
     case sql(String, [SQLValue])
+    /// Matches in the model's full-text index, in some of its columns (all when empty).
+    case fullText(SearchText, columns: [ColumnReference])
     case constant(Bool)
     /// Records with at least one (`any`) or no (`none`) related record, through the named
     /// relationship, matching the inner predicate (on the target's table).

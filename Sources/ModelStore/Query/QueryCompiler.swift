@@ -205,6 +205,8 @@ struct QueryCompiler {
             return SQLFragment("(" + fragment + ")", values)
         case .constant(let value):
             return SQLFragment(value ? "1" : "0")
+        case .fullText(let text, let columns):
+            return try fullText(text, columns: columns)
         case .invalid(var error, let reference):
             error.code = .invalidQuery
             error.model = table.modelName

@@ -34,6 +34,7 @@ enum SchemaMigrator {
                 for sql in join.createSQL { try connection.execute(sql) }
             }
         }
+        try prepareSearchIndex(table, on: connection)
     }
 
     private static func createIndexes(_ table: TableDescription, on connection: Connection) throws {
@@ -100,6 +101,8 @@ enum SchemaMigrator {
             guard try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index.name)]) != nil
             else { indexed = false; break }
         }
+        // A search must not read an index that lags its table: only the writer can fix it.
+        guard try searchIndexIsComplete(table, on: connection) else { return .needsWriter }
         return missing.isEmpty && indexed ? .complete : .readable(missingJoinTables: missing)
     }
 

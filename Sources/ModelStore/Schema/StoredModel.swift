@@ -41,6 +41,10 @@ public protocol StoredModel: Codable, Sendable {
     /// table another tool made as it is: `[.date(\.createdAt, as: .iso8601), .uuid(\.id, as: .blob)]`.
     /// Defaults to none (see `ColumnStorage`).
     static var columnStorage: [ColumnStorage<Self>] { get }
+
+    /// Text properties kept in a full-text index that `search(_:)` and `.matches(_:)` query:
+    /// `[.text(\.title, weight: 3), .text(\.body)]`. Defaults to none (see `SearchableText`).
+    static var searchable: [SearchableText<Self>] { get }
 }
 
 extension StoredModel {
@@ -55,4 +59,7 @@ extension StoredModel {
 
     /// No former names.
     public static var formerNames: [FormerName<Self>] { [] }
+
+    /// No full-text index.
+    public static var searchable: [SearchableText<Self>] { [] }
 }

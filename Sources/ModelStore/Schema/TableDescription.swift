@@ -33,6 +33,8 @@ struct TableDescription: Sendable {
     /// The names an older file may still use for the table, its columns, join tables and
     /// indexes (`formerNames`), which the store renames on first use.
     let former: FormerSchema
+    /// The full-text index of the model's `searchable` properties, if it declares any.
+    let search: SearchIndexDescription?
 
     var columns: [ColumnDescription] { layout.columns }
     var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
@@ -89,6 +91,7 @@ struct TableDescription: Sendable {
         self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer
         self.assignsKeys = hasIntegerKey && layout.columns[keyPositions[0]].isOptional
         self.hasCollatedKey = keyPositions.contains { (layout.columns[$0].collation ?? .binary) != .binary }
+        self.search = try Self.searchIndex(of: type, layout: layout, tableName: tableName, modelName: modelName)
         self.former = try Self.formerSchema(
             of: type, own: KeyInfo.of(type), layout: layout, indexes: indexes, relationships: relationships)
     }

@@ -125,6 +125,11 @@ extension PooledConnection {
             let columns = table.columns.map { quoted($0.name) + ($0.storage == .untyped ? "" : " " + $0.storage.rawValue) }
             statements.append("CREATE TEMP TABLE \(table.quotedTable) (\(columns.joined(separator: ", ")))")
             standIns.append(table.tableName)
+            // An empty index beside it, so a search finds nothing rather than failing.
+            if let search = table.search, !standIns.contains(search.name) {
+                statements.append(search.standInSQL)
+                standIns.append(search.name)
+            }
         }
         for join in joinTables {
             guard !standIns.contains(join.name),

@@ -2,6 +2,7 @@
 #define CBASELINE_H
 
 #include <stdint.h>
+#include "CSearch.h"   // search-bench's FTS5 workload
 
 // Hand-written SQLite C for every workload: the floor the other contenders are measured
 // against, doing the least work a careful C programmer would. One prepared statement reused
