@@ -107,8 +107,9 @@ struct RawRowReader<T: Decodable> {
         } else {
             do {
                 layout = try SchemaProbe.cachedLayout(of: T.self)
-            } catch where names.count == 1 {
+            } catch {
                 // Not a keyed type (an enum that codes itself as one value): the one column.
+                guard names.count == 1 else { throw error }
                 decoder = nil
                 return
             }

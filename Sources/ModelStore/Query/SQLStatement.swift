@@ -91,6 +91,14 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation, CustomSt
             statement.append(value)
         }
 
+        /// An optional value: a `?` parameter bound to it, or to NULL when it is nil. (Its own
+        /// overload, so an optional is bound without the compiler's warning about
+        /// interpolating optionals into text.)
+        public mutating func appendInterpolation<Value: SQLValueConvertible>(_ value: Value?) {
+            statement.sql += "?"
+            statement.append(value)
+        }
+
         /// A parenthesised list of bound values, for `IN`: `(?, ?, ?)`; `()` when empty,
         /// which SQLite reads as an empty list.
         public mutating func appendInterpolation<Values: Sequence>(list values: Values)

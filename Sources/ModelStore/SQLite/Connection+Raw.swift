@@ -116,8 +116,9 @@ extension Connection {
         switch resultCode & 0xFF {
         case SQLITE_ERROR, SQLITE_AUTH, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_TOOBIG:
             var error = ModelStoreError(
-                .invalidQuery, refusal ?? "The SQL cannot run: \(message).", value: sql,
-                suggestion: refusal == nil ? "Check the statement's syntax and the names it uses." : "Use store.transaction { } to group calls.")
+                .invalidQuery, refusal ?? "The SQL cannot run: \(message).",
+                suggestion: refusal == nil
+                    ? "Check the statement's syntax and the names it uses." : "Use store.transaction { } to group calls.")
             error.sql = sql
             error.sqliteCode = resultCode
             error.sqliteMessage = message
