@@ -56,6 +56,14 @@ let package = Package(
             name: "search-bench",
             dependencies: ["CBaseline", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // Iterating a million records without holding them: time and peak memory growth of
+        // ModelStore's forEach and stream, next to a C sqlite3_step loop and GRDB's cursor.
+        .executableTarget(
+            name: "streaming-bench",
+            dependencies: [
+                "BenchCore", "CBaseline", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]

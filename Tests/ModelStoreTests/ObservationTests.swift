@@ -270,8 +270,9 @@ private struct Pairing: StoredModel, Equatable {
     static let primaryKey = ["left", "right"]
 }
 
+/// Invalid: an optional key that is not a single integer (SQLite assigns only those).
 private struct Broken: StoredModel {
-    var id: Int64?
+    var id: String?
     static let primaryKey = ["id"]
 }
 

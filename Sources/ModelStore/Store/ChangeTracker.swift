@@ -251,6 +251,13 @@ final class TableRecorder: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Notes a table by name: one that raw SQL read.
+    func note(tableNamed name: String) {
+        lock.lock()
+        if names[name.lowercased()] == nil { names[name.lowercased()] = ObservedTable(name: name, keyColumns: []) }
+        lock.unlock()
+    }
+
     var tables: [ObservedTable] {
         lock.lock()
         defer { lock.unlock() }

@@ -68,8 +68,9 @@ extension ModelStore {
             suggestion: "Use store.transaction { } for work that writes.")
     }
 
-    private func runRead<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
+    func runRead<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
         try pool.withReader { link in
+            link.forgetTablesIfSchemaChanged(in: self)
             link.recorder = recorder
             defer {
                 link.recorder = nil
@@ -247,6 +248,7 @@ extension ModelStore {
     /// barrier submitted meanwhile would wait for us while we wait for it).
     func runReadBlock<T>(_ body: () throws -> T, holdsCompletionQueue: Bool = false, recorder: TableRecorder? = nil) throws -> T {
         try pool.withReader { link in
+            link.forgetTablesIfSchemaChanged(in: self)
             link.recorder = recorder
             defer {
                 link.recorder = nil

@@ -97,6 +97,10 @@ public final class ModelStore: Sendable {
     let schemaNames = Locked(SchemaNames())
     /// Live queries and change streams, and what the writer records for them.
     let changeTracker: ChangeTracker
+    /// Streams of query results running now, which `close()` ends first (see `ModelStore+Streaming.swift`).
+    let streams = StreamRegistry()
+    /// Raised when raw SQL changes the schema, so readers forget the tables they checked.
+    let schemaEpoch = Locked(0)
     private let completionQueueBox: Locked<DispatchQueue>
     /// Marks `completionQueue`, so a block started on it knows that handlers sent there would
     /// wait for the block.
@@ -228,6 +232,8 @@ public final class ModelStore: Sendable {
         // Observers end first: each live query and change stream finishes, and lets go of
         // the store.
         for observer in changeTracker.removeAll() { observer.storeClosed() }
+        // A stream's producer holds a reader until its consumer takes the next rows: end it.
+        streams.cancelAll()
         inFlight.waitUntilIdle()
         let complete = queue.sync(flags: .barrier) { pool.close() }
         guard complete else {

@@ -26,6 +26,10 @@ final class PooledConnection {
     var createdTables: Set<String> = []
     /// The live query fetch this connection is reading for, which notes the tables it uses.
     var recorder: TableRecorder?
+    /// The store's `schemaEpoch` when this connection last checked its tables (readers).
+    var schemaEpoch = 0
+    /// Raw SQL in the writer's current transaction created, dropped or altered something.
+    var rawSchemaChanged = false
     /// Held while the writer runs a transaction, and by the change poll while it reads the
     /// writer's data version (the connection serves one thread at a time).
     private let access = NSLock()
@@ -88,19 +92,22 @@ extension PooledConnection {
             if schemaVersion != nil, watchGeneration != -1 || !watchedTables.isEmpty { resetWatches() }
         }
         schemaVersion = version
+        rawSchemaChanged = false
     }
 
     /// Called at the end of a write transaction, before it commits: the transaction's own DDL
     /// changed the schema version, which is not a change from outside. Read inside the
     /// transaction, so no other writer can slip a change in between.
     func recordOwnSchemaChanges() throws {
-        guard !pending.isEmpty else { return }
+        // After raw DDL the version is left stale on purpose: the next transaction checks every table.
+        guard !pending.isEmpty, !rawSchemaChanged else { return }
         schemaVersion = try readSchemaVersion()
     }
 
     /// Whether this transaction changed the schema (its own DDL, of any kind) since it began.
     func schemaChangedInTransaction() throws -> Bool {
-        try readSchemaVersion() != schemaVersion && pending.isEmpty
+        // Raw DDL may have dropped triggers even when the transaction also prepared tables.
+        try rawSchemaChanged || (readSchemaVersion() != schemaVersion && pending.isEmpty)
     }
 
     private func readSchemaVersion() throws -> Int64? {

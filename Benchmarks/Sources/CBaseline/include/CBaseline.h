@@ -41,6 +41,8 @@ int cb_insert_items(cb_db *db, const cb_item *items, int count);
 int cb_upsert_items(cb_db *db, const cb_item *items, int count);
 int cb_reimport_items(cb_db *db, const cb_item *items, int count);
 int cb_fetch_all(cb_db *db, cb_sum *sum);
+/// Steps through every item in key order, using each row in place (the streaming benchmark).
+int cb_stream_items(cb_db *db, cb_sum *sum);
 int cb_fetch_by_keys(cb_db *db, const int64_t *keys, int count, int in_one_transaction, cb_sum *sum);
 int cb_upsert_items_by_name(cb_db *db, const cb_item *items, int count);
 int cb_pages(cb_db *db, const double *thresholds, int count, int limit, int offset, cb_sum *sum);

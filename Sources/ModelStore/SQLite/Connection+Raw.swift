@@ -1,0 +1,130 @@
+import ModelStoreCSQLite
+import Foundation
+
+/// A statement of the user's own SQL, prepared, and what SQLite said about it while it did.
+struct RawStatement {
+    let statement: Statement
+    /// Whether the statement leaves the database as it is (`sqlite3_stmt_readonly`).
+    let isReadOnly: Bool
+    /// Whether it creates, drops or alters something (the store's knowledge of tables is then stale).
+    let changesSchema: Bool
+    /// Tables the statement reads (views resolved to their tables), for live queries.
+    let tablesRead: [String]
+    /// Tables the statement drops.
+    let tablesDropped: [String]
+}
+
+/// What the authorizer learns while a raw statement is prepared.
+private final class RawStatementInspector {
+    var tablesRead: Set<String> = []
+    var tablesDropped: [String] = []
+    var changesSchema = false
+    /// Why a statement was refused, when it was.
+    var refusal: String?
+
+    /// Pragmas that change how the store's connections behave: a reader set writable, the
+    /// journal or locking mode the store relies on, or foreign keys mid-work.
+    static let guardedPragmas: Set<String> = ["query_only", "journal_mode", "locking_mode", "writable_schema", "foreign_keys"]
+
+    func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
+        switch action {
+        case SQLITE_READ:
+            if let first, !first.hasPrefix("sqlite_") { tablesRead.insert(first) }
+        case SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
+            refusal =
+                "Raw SQL cannot begin, commit or roll back transactions or savepoints: the store runs each call in its own transaction."
+            return SQLITE_DENY
+        case SQLITE_ATTACH, SQLITE_DETACH:
+            refusal = "Raw SQL cannot attach or detach databases on the store's connections, which other calls share."
+            return SQLITE_DENY
+        case SQLITE_PRAGMA:
+            if let first, second != nil, Self.guardedPragmas.contains(first.lowercased()) {
+                refusal = "Raw SQL cannot set PRAGMA \(first): the store's connections rely on its setting."
+                return SQLITE_DENY
+            }
+        case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE:
+            changesSchema = true
+            if let first { tablesDropped.append(first) }
+        case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE,
+            SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
+            SQLITE_DROP_INDEX, SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW,
+            SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
+            changesSchema = true
+        default:
+            break
+        }
+        return SQLITE_OK
+    }
+}
+
+extension Connection {
+    /// Prepares each statement of the user's `sql` in turn and hands it to `body`; the next
+    /// is prepared only after `body` ran the previous one (it may use what that one made).
+    ///
+    /// While a statement is prepared, SQLite's authorizer refuses what would break the
+    /// store's own work on the connection — transaction control, attaching databases,
+    /// pragmas the store relies on — and notes what the statement reads and changes.
+    /// `single`: more than one statement is refused (values bind to one statement only).
+    func forEachRawStatement(in sql: String, single: Bool, _ body: (RawStatement) throws -> Void) throws {
+        let inspector = RawStatementInspector()
+        try sql.withCString { start in
+            var rest: UnsafePointer<CChar>? = start
+            var count = 0
+            while let current = rest, current.pointee != 0 {
+                inspector.tablesRead = []
+                inspector.tablesDropped = []
+                inspector.changesSchema = false
+                inspector.refusal = nil
+                var handle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                sqlite3_set_authorizer(
+                    self.handle,
+                    { context, action, first, second, _, _ in
+                        guard let context else { return SQLITE_OK }
+                        let inspector = Unmanaged<RawStatementInspector>.fromOpaque(context).takeUnretainedValue()
+                        return inspector.authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
+                    }, Unmanaged.passUnretained(inspector).toOpaque())
+                let rc = sqlite3_prepare_v3(self.handle, current, -1, 0, &handle, &tail)
+                sqlite3_set_authorizer(self.handle, nil, nil)
+                guard rc == SQLITE_OK else {
+                    throw Self.rawFailure(
+                        resultCode: sqlite3_extended_errcode(self.handle), message: String(cString: sqlite3_errmsg(self.handle)),
+                        refusal: inspector.refusal, sql: sql)
+                }
+                rest = tail
+                guard let handle else { continue }
+                count += 1
+                if single, count > 1 {
+                    sqlite3_finalize(handle)
+                    throw ModelStoreError(
+                        .invalidQuery,
+                        "The SQL holds more than one statement; this call runs one (its values bind to one statement).",
+                        value: sql, suggestion: "Run each statement in its own call, inside store.transaction { } to group them.")
+                }
+                let statement = Statement(handle: handle, sql: String(cString: sqlite3_sql(handle)))
+                try body(
+                    RawStatement(
+                        statement: statement, isReadOnly: sqlite3_stmt_readonly(handle) != 0, changesSchema: inspector.changesSchema,
+                        tablesRead: inspector.tablesRead.sorted(), tablesDropped: inspector.tablesDropped))
+            }
+        }
+    }
+
+    /// A raw statement SQLite would not prepare: the user's SQL is at fault (`.invalidQuery`,
+    /// naming it), unless the failure is about the store (busy, corrupt, …).
+    static func rawFailure(resultCode: Int32, message: String, refusal: String?, sql: String) -> ModelStoreError {
+        switch resultCode & 0xFF {
+        case SQLITE_ERROR, SQLITE_AUTH, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_TOOBIG:
+            var error = ModelStoreError(
+                .invalidQuery, refusal ?? "The SQL cannot run: \(message).",
+                suggestion: refusal == nil
+                    ? "Check the statement's syntax and the names it uses." : "Use store.transaction { } to group calls.")
+            error.sql = sql
+            error.sqliteCode = resultCode
+            error.sqliteMessage = message
+            return error
+        default:
+            return .sqlite(resultCode: resultCode, message: message, sql: sql)
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// Streaming reads: a read that hands its rows on while it steps, and raw SQL's effect on
+/// what the store knows of its tables.
+extension ModelStore {
+    /// Runs `body` as a read on a pooled reader *outside* the store's queue, after the writes
+    /// submitted before it. A read running on the queue would hold back every write submitted
+    /// after it (each waits, as a barrier, for earlier reads); a stream may run for minutes,
+    /// and in WAL mode its snapshot never blocks the writer, so it must not sit on the queue.
+    ///
+    /// Inside this store's block on this thread it joins the block, as every read does.
+    /// `prepare` runs on the writer first when a table the read uses needs DDL a reader
+    /// cannot do (a column the model gained).
+    func streamingRead<T>(prepare: @escaping @Sendable (Session) throws -> Void, _ body: (Session) throws -> T) throws -> T {
+        do {
+            if let context = SessionContext.current(for: ObjectIdentifier(self)) {
+                if context.isMigrating { throw Self.callInsideMigration() }
+                return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
+            }
+            try refuseInsideBlock()
+            // An empty block: returns once every write submitted before it has committed.
+            if !readsSkipBarriers { queue.sync {} }
+            do {
+                return try runRead(body)
+            } catch is NeedsWriter {
+                try write { try prepare($0) }
+                do {
+                    return try runRead(body)
+                } catch is NeedsWriter {
+                    // Tables are ready: what still needs the writer is a statement that writes.
+                    throw ModelStoreError(
+                        .invalidQuery, "A stream only reads, but its SQL writes.",
+                        suggestion: "Run statements that write with store.execute or store.findAll, which run on the writer.")
+                }
+            }
+        } catch {
+            throw attributed(error)
+        }
+    }
+
+    /// Whether a call made here would have to wait for one of this store's blocks: on the
+    /// block's own thread, or in a task started inside it.
+    var isInsideBlock: Bool {
+        SessionContext.current(for: ObjectIdentifier(self)) != nil
+            || BlockMarker.current?.isActive(for: ObjectIdentifier(self)) == true
+    }
+}
+
+extension PooledConnection {
+    /// Raw SQL on this (writer) connection created, dropped or altered something: the tables
+    /// checked so far may no longer be what was checked. Everything is checked again —
+    /// on this connection now, on readers at their next read (`schemaEpoch`), and by the
+    /// writer's next transaction (the schema version it recorded is now stale). A table the
+    /// SQL dropped is no longer one the store must find again: the next write makes it anew.
+    func forgetTablesAfterRawSchemaChange(in store: ModelStore, dropped: [String]) {
+        tables = [:]
+        pending = [:]
+        rawSchemaChanged = true
+        store.registry.withLock { $0 = [:] }
+        if !dropped.isEmpty {
+            let names = Set(dropped.map { $0.lowercased() })
+            store.knownTables.withLock { known in known = known.filter { !names.contains($0.value.tableName.lowercased()) } }
+        }
+        store.schemaEpoch.withLock { $0 += 1 }
+    }
+
+    /// A reader forgets the tables it checked when raw SQL changed the schema since.
+    func forgetTablesIfSchemaChanged(in store: ModelStore) {
+        let epoch = store.schemaEpoch.current
+        guard epoch != schemaEpoch else { return }
+        tables = [:]
+        schemaEpoch = epoch
+    }
+}
+
+extension ModelStore {
+    /// Starts a stream's producer: a thread of its own that reads with `streamingRead` and
+    /// hands what `produce` sends to the returned channel, which the consumer drains.
+    func startStream<Row: Sendable>(
+        prepare: @escaping @Sendable (Session) throws -> Void,
+        produce: @escaping @Sendable (Session, _ send: ([Row]) -> Bool) throws -> Void
+    ) -> ChunkChannel<Row> {
+        let channel = ChunkChannel<Row>()
+        streams.add(channel)
+        // A thread, not the queue (a read there holds back later writes) nor the cooperative
+        // pool (the producer blocks while the consumer is behind).
+        let thread = Thread { [self] in
+            let result = Result { try streamingRead(prepare: prepare) { session in try produce(session) { channel.send($0) } } }
+            streams.remove(channel)
+            switch result {
+            case .success: channel.finish()
+            case .failure(let error): channel.finish(throwing: ModelStoreError.wrapping(error))
+            }
+        }
+        thread.name = "ModelStore stream"
+        thread.start()
+        return channel
+    }
+
+    static func streamInsideBlock() -> ModelStoreError {
+        ModelStoreError(
+            .reentrancy,
+            "A stream was iterated inside a block (transaction or read) of its store; its rows come from another connection, which would wait for the block.",
+            suggestion: "Inside a block use forEach, which joins the block, or iterate the stream after the block returns.")
+    }
+}
+
+/// The streams a store runs, so `close()` can end them: a producer waiting for its consumer
+/// holds a reader, which `close()` would otherwise wait for forever.
+final class StreamRegistry: Sendable {
+    private let channels = Locked<[ObjectIdentifier: any CancellableChannel]>([:])
+
+    func add(_ channel: any CancellableChannel) {
+        channels.withLock { $0[ObjectIdentifier(channel)] = channel }
+    }
+
+    func remove(_ channel: any CancellableChannel) {
+        _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    func cancelAll() {
+        for channel in channels.withLock({ Array($0.values) }) { channel.cancel() }
+    }
+}
+
+protocol CancellableChannel: AnyObject, Sendable {
+    func cancel()
+}
+
+/// Hands chunks of rows from a producer thread to an async consumer, at most `capacity`
+/// chunks ahead: the producer blocks (a thread of its own, never the store's queue or the
+/// cooperative pool) until the consumer takes one, so memory stays bounded however slowly
+/// it reads. Cancelling — the consumer's task was cancelled, it stopped iterating, or the
+/// store closes — wakes the producer, which stops stepping and returns its reader.
+final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Sendable {
+    // @unchecked: every var is read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var chunks: [[Element]] = []
+    private var finished = false
+    private var failure: (any Error)?
+    private var cancelled = false
+    private var waiting: CheckedContinuation<[Element]?, any Error>?
+    private let capacity: Int
+
+    init(capacity: Int = 2) {
+        self.capacity = capacity
+    }
+
+    var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
+    // MARK: Producer
+
+    /// Hands a chunk on, waiting while `capacity` chunks are waiting; false once cancelled.
+    func send(_ chunk: [Element]) -> Bool {
+        condition.lock()
+        while chunks.count >= capacity, !cancelled, waiting == nil { condition.wait() }
+        guard !cancelled else {
+            condition.unlock()
+            return false
+        }
+        if let waiting {
+            self.waiting = nil
+            condition.unlock()
+            waiting.resume(returning: chunk)
+            return true
+        }
+        chunks.append(chunk)
+        condition.unlock()
+        return true
+    }
+
+    /// No more chunks: the consumer ends after the ones waiting, or throws `error`.
+    func finish(throwing error: (any Error)? = nil) {
+        condition.lock()
+        finished = true
+        if failure == nil { failure = error }
+        let waiting = self.waiting
+        self.waiting = nil
+        let failure = self.failure
+        let chunks = self.chunks
+        condition.unlock()
+        guard let waiting else { return }
+        // A consumer waits only when no chunk was waiting.
+        precondition(chunks.isEmpty)
+        if let failure { waiting.resume(throwing: failure) } else { waiting.resume(returning: nil) }
+    }
+
+    // MARK: Consumer
+
+    /// The next chunk; nil at the end or once cancelled.
+    func next() async throws -> [Element]? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Element]?, any Error>) in
+                condition.lock()
+                if !chunks.isEmpty {
+                    let chunk = chunks.removeFirst()
+                    condition.broadcast()
+                    condition.unlock()
+                    continuation.resume(returning: chunk)
+                } else if cancelled {
+                    condition.unlock()
+                    continuation.resume(returning: nil)
+                } else if finished {
+                    let failure = self.failure
+                    self.failure = nil
+                    condition.unlock()
+                    if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
+                } else {
+                    waiting = continuation
+                    // Wakes a producer that waits for room (it hands the chunk straight over).
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Ends the stream: the producer stops at its next chunk, a waiting consumer gets nil.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        chunks = []
+        let waiting = self.waiting
+        self.waiting = nil
+        condition.broadcast()
+        condition.unlock()
+        waiting?.resume(returning: nil)
+    }
+}
