@@ -87,7 +87,8 @@ extension Session {
             guard positions.count == index.columns.count, positions.allSatisfy({ row.value(at: $0) != nil }) else { continue }
             let condition = positions.map { quoted(table.columns[$0].name) + " = ?" }.joined(separator: " AND ")
             if let key = try connection.scalar(
-                "SELECT \(quoted(table.keyNames[0])) FROM \(table.quotedTable) WHERE \(condition)", positions.map { row.presentValue(at: $0) })
+                "SELECT \(quoted(table.keyNames[0])) FROM \(table.quotedTable) WHERE \(condition)",
+                positions.map { row.presentValue(at: $0) })
             {
                 row.setAssignedKey(key, at: table.keyPositions[0])
                 return

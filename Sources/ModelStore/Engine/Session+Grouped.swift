@@ -57,7 +57,7 @@ extension Session {
                         model: table.modelName, column: reference.described)
                 }
                 term = sql
-            case .aggregate(let aggregate):
+            case .computed(let aggregate):
                 term = try self.sql(of: aggregate, compiler)
             }
             terms.append(term + (ordering.descending ? " DESC" : ""))

@@ -20,33 +20,44 @@ extension Condition {
 
     /// Matches records with at least one related record matching `condition` (any related
     /// record when omitted).
-    public static func any<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]?>, _ condition: Condition<Target> = .all) -> Condition {
+    public static func any<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]?>, _ condition: Condition<Target> = .all)
+        -> Condition
+    {
         Condition(.related(PropertyName.of(relationship), .any, condition.node))
     }
 
     /// `any(_:_:)` for a to-many held in a non-optional array.
-    public static func any<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]>, _ condition: Condition<Target> = .all) -> Condition {
+    public static func any<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]>, _ condition: Condition<Target> = .all)
+        -> Condition
+    {
         Condition(.related(PropertyName.of(relationship), .any, condition.node))
     }
 
     /// `any(_:_:)` for a to-one: the record it links to matches `condition`.
-    public static func any<Target: StoredModel>(_ relationship: KeyPath<Model, Target?>, _ condition: Condition<Target> = .all) -> Condition {
+    public static func any<Target: StoredModel>(_ relationship: KeyPath<Model, Target?>, _ condition: Condition<Target> = .all) -> Condition
+    {
         Condition(.related(PropertyName.of(toOne: relationship), .any, condition.node))
     }
 
     /// Matches records with no related record matching `condition` (no related record at all
     /// when omitted).
-    public static func none<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]?>, _ condition: Condition<Target> = .all) -> Condition {
+    public static func none<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]?>, _ condition: Condition<Target> = .all)
+        -> Condition
+    {
         Condition(.related(PropertyName.of(relationship), .none, condition.node))
     }
 
     /// `none(_:_:)` for a to-many held in a non-optional array.
-    public static func none<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]>, _ condition: Condition<Target> = .all) -> Condition {
+    public static func none<Target: StoredModel>(_ relationship: KeyPath<Model, [Target]>, _ condition: Condition<Target> = .all)
+        -> Condition
+    {
         Condition(.related(PropertyName.of(relationship), .none, condition.node))
     }
 
     /// `none(_:_:)` for a to-one: it links to no record, or to one not matching `condition`.
-    public static func none<Target: StoredModel>(_ relationship: KeyPath<Model, Target?>, _ condition: Condition<Target> = .all) -> Condition {
+    public static func none<Target: StoredModel>(_ relationship: KeyPath<Model, Target?>, _ condition: Condition<Target> = .all)
+        -> Condition
+    {
         Condition(.related(PropertyName.of(toOne: relationship), .none, condition.node))
     }
 
@@ -92,7 +103,9 @@ public struct RelatedCount<Model: StoredModel>: Sendable {
     public static func == (lhs: RelatedCount, rhs: Int) -> Condition<Model> { Condition(.relatedCount(lhs.expression, .equal, Int64(rhs))) }
 
     /// Matches records with another number of related records.
-    public static func != (lhs: RelatedCount, rhs: Int) -> Condition<Model> { Condition(.relatedCount(lhs.expression, .notEqual, Int64(rhs))) }
+    public static func != (lhs: RelatedCount, rhs: Int) -> Condition<Model> {
+        Condition(.relatedCount(lhs.expression, .notEqual, Int64(rhs)))
+    }
 
     /// Matches records with fewer related records.
     public static func < (lhs: RelatedCount, rhs: Int) -> Condition<Model> { Condition(.relatedCount(lhs.expression, .less, Int64(rhs))) }
@@ -103,7 +116,9 @@ public struct RelatedCount<Model: StoredModel>: Sendable {
     }
 
     /// Matches records with more related records.
-    public static func > (lhs: RelatedCount, rhs: Int) -> Condition<Model> { Condition(.relatedCount(lhs.expression, .greater, Int64(rhs))) }
+    public static func > (lhs: RelatedCount, rhs: Int) -> Condition<Model> {
+        Condition(.relatedCount(lhs.expression, .greater, Int64(rhs)))
+    }
 
     /// Matches records with at least `count` related records.
     public static func >= (lhs: RelatedCount, rhs: Int) -> Condition<Model> {
@@ -119,22 +134,30 @@ extension Condition {
     /// ```swift
     /// let spicy = try Snack.findAll(where: .contains(\.tags, "spicy"))
     /// ```
-    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, [Element]>, _ element: Element) -> Condition {
+    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, [Element]>, _ element: Element)
+        -> Condition
+    {
         Condition(.elementOf(ColumnReference(property), element))
     }
 
     /// `contains(_:_:)` for an optional array (a nil array holds nothing).
-    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, [Element]?>, _ element: Element) -> Condition {
+    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, [Element]?>, _ element: Element)
+        -> Condition
+    {
         Condition(.elementOf(ColumnReference(property), element))
     }
 
     /// `contains(_:_:)` for a JSON-stored set.
-    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, Set<Element>>, _ element: Element) -> Condition {
+    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, Set<Element>>, _ element: Element)
+        -> Condition
+    {
         Condition(.elementOf(ColumnReference(property), element))
     }
 
     /// `contains(_:_:)` for an optional JSON-stored set.
-    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, Set<Element>?>, _ element: Element) -> Condition {
+    public static func contains<Element: SQLValueConvertible & Encodable>(_ property: KeyPath<Model, Set<Element>?>, _ element: Element)
+        -> Condition
+    {
         Condition(.elementOf(ColumnReference(property), element))
     }
 }

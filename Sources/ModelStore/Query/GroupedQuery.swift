@@ -115,7 +115,7 @@ public struct GroupCondition<Model: StoredModel>: Sendable {
 public struct GroupOrdering<Model: StoredModel>: Sendable {
     enum Term: Sendable {
         case column(ColumnReference)
-        case aggregate(AggregateExpression)
+        case computed(AggregateExpression)
     }
 
     let term: Term
@@ -133,12 +133,12 @@ public struct GroupOrdering<Model: StoredModel>: Sendable {
 
     /// Smallest first, by an aggregate.
     public static func ascending(_ aggregate: Aggregate<Model>) -> GroupOrdering {
-        GroupOrdering(term: .aggregate(aggregate.expression), descending: false)
+        GroupOrdering(term: .computed(aggregate.expression), descending: false)
     }
 
     /// Largest first, by an aggregate.
     public static func descending(_ aggregate: Aggregate<Model>) -> GroupOrdering {
-        GroupOrdering(term: .aggregate(aggregate.expression), descending: true)
+        GroupOrdering(term: .computed(aggregate.expression), descending: true)
     }
 }
 

@@ -18,7 +18,8 @@ enum JSONScalar {
         }
         let data = try encode(value)
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let inner = object["value"] else {
-            throw ModelStoreError(.invalidQuery, "\(RowEncoder.describe(value)) has no JSON form to compare with.", value: RowEncoder.describe(value))
+            throw ModelStoreError(
+                .invalidQuery, "\(RowEncoder.describe(value)) has no JSON form to compare with.", value: RowEncoder.describe(value))
         }
         // The encoded text tells numbers, Booleans and null apart on every platform, where
         // NSNumber does not.

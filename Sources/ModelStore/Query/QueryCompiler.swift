@@ -79,7 +79,9 @@ struct QueryCompiler {
                 .invalidQuery,
                 "\(table.modelName).\(reference.name) is a relationship, so '\(reference.described)' is a value of another table.",
                 model: table.modelName, column: reference.described,
-                suggestion: "Use .related(\\.\(reference.name), …) or .any(\\.\(reference.name), …) to filter by it, or order by .ascending(\\.\(reference.name), \\.property).")
+                suggestion:
+                    "Use .related(\\.\(reference.name), …) or .any(\\.\(reference.name), …) to filter by it, or order by .ascending(\\.\(reference.name), \\.property)."
+            )
         }
         let base = try column(ColumnReference(name: reference.name))
         let position = table.layout.position(of: reference.name)!
@@ -221,7 +223,9 @@ struct QueryCompiler {
     /// A condition's values in the column's declared form (`columnStorage`), if it has one:
     /// `\.createdAt > date` compares with the date's ISO text in an `iso8601` column.
     private func bound(_ values: [SQLValue], for reference: ColumnReference) throws -> [SQLValue] {
-        guard reference.path.isEmpty, table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else { return values }
+        guard reference.path.isEmpty, table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else {
+            return values
+        }
         return try values.map { try format.store($0, code: .invalidQuery, model: table.modelName, column: reference.name) }
     }
 

@@ -41,7 +41,9 @@ final class GraphSaver {
     /// Throws `.notFound` naming the records a `.mustExist` save found missing.
     func requireNothingMissing() throws {
         guard let first = missing.first else { return }
-        let keys = missing.prefix(20).map { "\($0.model) \($0.key.count == 1 ? $0.key[0].description : "(" + $0.key.map(\.description).joined(separator: ", ") + ")")" }
+        let keys = missing.prefix(20).map {
+            "\($0.model) \($0.key.count == 1 ? $0.key[0].description : "(" + $0.key.map(\.description).joined(separator: ", ") + ")")"
+        }
         let more = missing.count > 20 ? " and \(missing.count - 20) more" : ""
         throw ModelStoreError(
             .notFound,

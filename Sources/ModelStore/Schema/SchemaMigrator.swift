@@ -138,7 +138,8 @@ enum SchemaMigrator {
                 "\(table.modelName).\(column.name) declares the collation \(declared.rawValue), but the stored column compares with \(stored); SQLite cannot change a column's collation in place.",
                 model: table.modelName, column: column.name, value: stored,
                 suggestion:
-                    "Add a migration step that rebuilds the table (`MigrationStep(\"collate \(column.name)\") { try $0.rebuild(\(table.modelName).self) }`); records that the new collation makes equal in a key or unique index must be merged first.")
+                    "Add a migration step that rebuilds the table (`MigrationStep(\"collate \(column.name)\") { try $0.rebuild(\(table.modelName).self) }`); records that the new collation makes equal in a key or unique index must be merged first."
+            )
         }
     }
 

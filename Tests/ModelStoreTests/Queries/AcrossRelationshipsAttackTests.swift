@@ -14,7 +14,8 @@ private struct LibShelf: StoredModel, Equatable {
     static let primaryKey = ["aisle", "number"]
     static let relationships: [Relationship<LibShelf>] = [
         .toMany(\.books, inverse: \LibVolume.shelf),
-        .toMany(\.tags, inverse: \LibSticker.shelves).joinTable("shelf_sticker", columns: ["s_aisle", "s_number"], targetColumns: ["sticker"]),
+        .toMany(\.tags, inverse: \LibSticker.shelves).joinTable(
+            "shelf_sticker", columns: ["s_aisle", "s_number"], targetColumns: ["sticker"]),
     ]
 }
 
@@ -32,7 +33,8 @@ private struct LibSticker: StoredModel, Equatable {
     var shelves: [LibShelf]?
     static let primaryKey = ["code"]
     static let relationships: [Relationship<LibSticker>] = [
-        .toMany(\.shelves, inverse: \LibShelf.tags).joinTable("shelf_sticker", columns: ["sticker"], targetColumns: ["s_aisle", "s_number"])
+        .toMany(\.shelves, inverse: \LibShelf.tags).joinTable(
+            "shelf_sticker", columns: ["sticker"], targetColumns: ["s_aisle", "s_number"])
     ]
 }
 
@@ -65,7 +67,8 @@ private struct LibSticker: StoredModel, Equatable {
         #expect(bare.map(\.number) == [2])
         let stickersOfA = try LibSticker.findAll(where: .any(\.shelves, \.aisle == "A"), loading: .none, in: test.store)
         #expect(stickersOfA.map(\.code).sorted() == ["blue", "red"])
-        #expect(try LibSticker.findAll(where: RelatedCount(\LibSticker.shelves) == 2, loading: .none, in: test.store).map(\.code) == ["blue"])
+        #expect(
+            try LibSticker.findAll(where: RelatedCount(\LibSticker.shelves) == 2, loading: .none, in: test.store).map(\.code) == ["blue"])
         let byShelf = try LibVolume.order(.descending(\.shelf, \.label)).loading(.none).findAll(in: test.store)
         #expect(byShelf.map(\.id) == [second, first])
         #expect(try LibShelf.findAll(where: .any(\.books, \.id == first), loading: .none, in: test.store).map(\.label) == ["poetry"])

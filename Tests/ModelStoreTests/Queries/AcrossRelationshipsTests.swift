@@ -67,7 +67,9 @@ import Testing
         #expect(ids(try Worker.findAll(where: .none(\.snacks), loading: .none, in: test.store), \.id) == [3])
         #expect(ids(try Worker.findAll(where: RelatedCount(\Worker.snacks) >= 2, loading: .none, in: test.store), \.id) == [1])
         #expect(
-            ids(try Worker.findAll(where: RelatedCount(\Worker.snacks, where: \.name == "Mochi") == 1, loading: .none, in: test.store), \.id)
+            ids(
+                try Worker.findAll(where: RelatedCount(\Worker.snacks, where: \.name == "Mochi") == 1, loading: .none, in: test.store), \.id
+            )
                 == [1, 2])
     }
 
@@ -92,7 +94,8 @@ import Testing
         #expect(byTeam.map(\.id) == [5, 3, 6, 1, 2])
         let byTeamDescending = try Player.order(.descending(\.team, \.name)).loading(.none).findAll(in: test.store)
         #expect(byTeamDescending.map(\.id) == [1, 2, 3, 6, 5])
-        let byCrowd = try Team.order(.descending(RelatedCount(\Team.players, where: .isNotNull(\.name)))).loading(.none).findAll(in: test.store)
+        let byCrowd = try Team.order(.descending(RelatedCount(\Team.players, where: .isNotNull(\.name)))).loading(.none).findAll(
+            in: test.store)
         #expect(byCrowd.map(\.id) == [1, 2, 3])
         let page = try Team.order(.ascending(RelatedCount(\Team.players))).page(0, rows: 2).loading(.none).findAll(in: test.store)
         #expect(page.map(\.id) == [3, 1])
@@ -108,11 +111,14 @@ import Testing
         try ceo.save(in: test.store)
         let underAda = try Employee.findAll(where: .related(\.manager, \.name == "Ada"), loading: .none, in: test.store)
         #expect(underAda.map(\.id) == [2, 3])
-        let grandReports = try Employee.findAll(where: .related(\.manager, .related(\.manager, \.name == "Ada")), loading: .none, in: test.store)
+        let grandReports = try Employee.findAll(
+            where: .related(\.manager, .related(\.manager, \.name == "Ada")), loading: .none, in: test.store)
         #expect(grandReports.map(\.id) == [4, 5])
-        let managersOfManagers = try Employee.findAll(where: .any(\.reports, RelatedCount(\Employee.reports) >= 2), loading: .none, in: test.store)
+        let managersOfManagers = try Employee.findAll(
+            where: .any(\.reports, RelatedCount(\Employee.reports) >= 2), loading: .none, in: test.store)
         #expect(managersOfManagers.map(\.id) == [1])
-        let ranked = try Employee.order(.descending(RelatedCount(\Employee.reports)), .ascending(\.id)).loading(.none).findAll(in: test.store)
+        let ranked = try Employee.order(.descending(RelatedCount(\Employee.reports)), .ascending(\.id)).loading(.none).findAll(
+            in: test.store)
         #expect(ranked.map(\.id) == [1, 2, 3, 4, 5])
         #expect(try Employee.order(.ascending(\.manager, \.name)).loading(.none).findAll(in: test.store).map(\.id) == [1, 2, 3, 4, 5])
     }

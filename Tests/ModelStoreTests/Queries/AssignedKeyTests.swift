@@ -98,7 +98,8 @@ private struct TextKey: StoredModel {
         let unchanged = try Account(id: nil, email: "ann@example.org").saved(in: test.store)
         #expect(unchanged.id == ann.id)
         #expect(try Account.all().count(in: test.store) == 1)
-        let batch = try Account.save([Account(id: nil, email: "ann@example.org"), Account(id: nil, email: "bob@example.org")], in: test.store)
+        let batch = try Account.save(
+            [Account(id: nil, email: "ann@example.org"), Account(id: nil, email: "bob@example.org")], in: test.store)
         #expect(batch.assignedKeys == [ann.id!, ann.id! + 1])
         let duplicate = #expect(throws: ModelStoreError.self) { try Account(id: nil, email: "bob@example.org").insert(in: test.store) }
         #expect(duplicate?.code == .alreadyExists)

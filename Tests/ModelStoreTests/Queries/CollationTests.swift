@@ -98,7 +98,9 @@ private struct Tag: StoredModel, Equatable {
         try test.store.close()
         do {
             let raw = try ModelStore(path: path)
-            struct Plain: StoredModel { var id: Int64; var label: String; var note: String?; static let tableName = "Tag"; static let primaryKey = ["id"] }
+            struct Plain: StoredModel {
+                var id: Int64; var label: String; var note: String?; static let tableName = "Tag"; static let primaryKey = ["id"]
+            }
             try Plain.save([Plain(id: 1, label: "a"), Plain(id: 2, label: "b")], in: raw)
             try raw.close()
         }

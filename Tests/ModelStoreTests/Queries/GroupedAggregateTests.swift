@@ -53,7 +53,9 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         #expect(test.sql.contains { $0.contains("GROUP BY \"taste\"") })
         struct Averages: Decodable, Sendable { var taste: String?; var mean: Double?; var priced: Int; var dearest: Double? }
         let averages = try Snack.filter(\.taste == "sweet").grouped(by: \.taste)
-            .findAll(as: Averages.self, .average(\.price, as: "mean"), .count(\.price, as: "priced"), .max(\.price, as: "dearest"), in: test.store)
+            .findAll(
+                as: Averages.self, .average(\.price, as: "mean"), .count(\.price, as: "priced"), .max(\.price, as: "dearest"),
+                in: test.store)
         #expect(averages.count == 1)
         #expect(averages.first?.mean == 2.5)
         #expect(averages.first?.priced == 2)
@@ -110,7 +112,8 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
 
     @Test func everyCallForm() async throws {
         let test = try snacks()
-        let viaAsync = try await Snack.all().grouped(by: \.taste).findAll(as: TasteSizeCount.self, .count(), .max(\.size, as: "size"), in: test.store)
+        let viaAsync = try await Snack.all().grouped(by: \.taste).findAll(
+            as: TasteSizeCount.self, .count(), .max(\.size, as: "size"), in: test.store)
         #expect(viaAsync.count == 4)
         let viaCompletion: [TasteSizeCount] = try await withCheckedThrowingContinuation { continuation in
             Snack.all().grouped(by: \.taste).findAll(as: TasteSizeCount.self, .count(), .max(\.size, as: "size"), in: test.store) {

@@ -28,9 +28,12 @@ private struct Gig: StoredModel, Equatable {
         let test = try TestStore()
         try Gig.save(
             [
-                Gig(id: 1, tags: ["rock", "loud"], ratings: [4, 5], venue: Venue(city: "Paris", capacity: 900, opened: opened, gates: ["A", "B"])),
+                Gig(
+                    id: 1, tags: ["rock", "loud"], ratings: [4, 5],
+                    venue: Venue(city: "Paris", capacity: 900, opened: opened, gates: ["A", "B"])),
                 Gig(id: 2, tags: ["rockabilly"], ratings: nil, venue: Venue(city: "Lyon", capacity: nil, id: venueID)),
-                Gig(id: 3, tags: [], ratings: [5], venue: Venue(city: "Nice", capacity: 120, gates: ["B"]),
+                Gig(
+                    id: 3, tags: [], ratings: [5], venue: Venue(city: "Nice", capacity: 120, gates: ["B"]),
                     backup: Venue(city: "Paris", capacity: 50)),
             ], in: test.store)
         return test
