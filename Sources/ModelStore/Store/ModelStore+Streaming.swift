@@ -61,7 +61,7 @@ extension PooledConnection {
             let names = Set(dropped.map { $0.lowercased() })
             store.knownTables.withLock { known in known = known.filter { !names.contains($0.value.tableName.lowercased()) } }
         }
-        store.schemaEpoch.withLock { $0 += 1 }
+        store.schemaEpoch.increment()
     }
 
     /// A reader forgets the tables it checked when raw SQL changed the schema since.

@@ -100,7 +100,7 @@ public final class ModelStore: Sendable {
     /// Streams of query results running now, which `close()` ends first (see `ModelStore+Streaming.swift`).
     let streams = StreamRegistry()
     /// Raised when raw SQL changes the schema, so readers forget the tables they checked.
-    let schemaEpoch = Locked(0)
+    let schemaEpoch = Counter()
     private let completionQueueBox: Locked<DispatchQueue>
     /// Marks `completionQueue`, so a block started on it knows that handlers sent there would
     /// wait for the block.
