@@ -136,6 +136,8 @@ indirect enum PredicateNode: Sendable {
     case isTrue(PredicateNode)
     /// Records whose JSON-stored array (or set) holds an element equal to the value.
     case arrayContains(ColumnReference, SQLValue)
+    /// Foundation's `#Predicate`, translated against the table when the query compiles.
+    case translated(@Sendable (QueryCompiler) throws -> SQLFragment)
     /// A value that could not be converted; reported when the query runs.
     case invalid(ModelStoreError, column: ColumnReference?)
 }

@@ -182,6 +182,9 @@ struct QueryCompiler {
                 "\(try expression(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", try bound([lower, upper], for: reference))
         case .text(let reference, let match, let text, let caseInsensitive):
             return try textMatch(try expression(reference), match, text, caseInsensitive: caseInsensitive)
+        case .translated(let translate):
+            let translated = try translate(self)
+            return SQLFragment("(" + translated.sql + ")", translated.values)
         case .isTrue(let inner):
             let compiled = try compile(inner)
             return SQLFragment("coalesce((" + compiled.sql + "), 0)", compiled.values)
@@ -222,7 +225,7 @@ struct QueryCompiler {
 
     /// A condition's values in the column's declared form (`columnStorage`), if it has one:
     /// `\.createdAt > date` compares with the date's ISO text in an `iso8601` column.
-    private func bound(_ values: [SQLValue], for reference: ColumnReference) throws -> [SQLValue] {
+    func bound(_ values: [SQLValue], for reference: ColumnReference) throws -> [SQLValue] {
         guard reference.path.isEmpty, table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else {
             return values
         }
@@ -235,7 +238,7 @@ struct QueryCompiler {
             parts.map { "(" + $0.sql + ")" }.joined(separator: separator), parts.flatMap(\.values))
     }
 
-    private func membership(_ column: String, _ values: [SQLValue], negated: Bool) throws -> SQLFragment {
+    func membership(_ column: String, _ values: [SQLValue], negated: Bool) throws -> SQLFragment {
         guard !values.isEmpty else { return SQLFragment(negated ? "1" : "0") }
         let keyword = negated ? "NOT IN" : "IN"
         if values.count <= Self.inlineListLimit {

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+private struct Spot: Codable, Sendable, Equatable {
+    var city: String
+    var rank: Int
+}
+
+private enum GadgetMood: String, Codable, Sendable {
+    case calm, loud
+}
+
+private struct Gadget: StoredModel, Equatable {
+    var id: Int64
+    var name: String
+    var price: Double?
+    var stock: Int
+    var tags: [String]
+    var spot: Spot?
+    var mood: GadgetMood
+    var made: Date
+    static let primaryKey = ["id"]
+}
+
+/// Foundation's `#Predicate` translated to SQL, checked against `Predicate.evaluate`.
+@Suite struct PredicateTests {
+    private static let day = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// Records with NULLs, empty and NUL-free edge text, negative and zero values.
+    private static func gadgets(seed: UInt64 = 7, count: Int = 120) -> [Gadget] {
+        var generator = SeededGenerator(seed: seed)
+        let names = ["Pocky", "pocky", "Kit", "", "Rock", "ock", "Pöcky", "a%b_c", "Zed"]
+        let tags = ["x", "y", "rock", "", "X"]
+        let cities = ["Paris", "Lyon", "Nice"]
+        return (0..<count).map { number in
+            Gadget(
+                id: Int64(number),
+                name: names[Int.random(in: 0..<names.count, using: &generator)],
+                price: Bool.random(using: &generator) ? nil : [0, -1.5, 1, 2.25, 1e9][Int.random(in: 0..<5, using: &generator)],
+                stock: Int.random(in: -3...20, using: &generator),
+                tags: (0..<Int.random(in: 0...3, using: &generator)).map { _ in tags[Int.random(in: 0..<tags.count, using: &generator)] },
+                spot: Bool.random(using: &generator)
+                    ? nil : Spot(city: cities[Int.random(in: 0..<3, using: &generator)], rank: Int.random(in: 0...5, using: &generator)),
+                mood: Bool.random(using: &generator) ? .calm : .loud,
+                made: day.addingTimeInterval(Double(Int.random(in: -10...10, using: &generator)) * 86_400))
+        }
+    }
+
+    private func store(with records: [Gadget]) throws -> TestStore {
+        let test = try TestStore()
+        _ = try Gadget.save(records, in: test.store)
+        return test
+    }
+
+    /// The store's answer must be exactly the records `evaluate` accepts.
+    /// Returns whether the predicate told records apart (neither none nor all matched).
+    @discardableResult
+    private func check(
+        _ predicate: Predicate<Gadget>, _ records: [Gadget], _ test: TestStore, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Bool {
+        let expected = try records.filter { try predicate.evaluate($0) }.map(\.id)
+        let found = try Gadget.filter(predicate).findAll(in: test.store).map(\.id)
+        #expect(found == expected, sourceLocation: sourceLocation)
+        return !expected.isEmpty && expected.count < records.count
+    }
+
+    @Test func predicatesAgreeWithFoundationsOwnEvaluation() throws {
+        let records = Self.gadgets()
+        let test = try store(with: records)
+        let ids: [Int64] = [1, 5, 9, 200]
+        let noPrices: [Double?] = [nil, 1]
+        let loud = GadgetMood.loud
+        let paris = "Paris"
+        let early = Self.day.addingTimeInterval(-3 * 86_400)
+        var predicates: [Predicate<Gadget>] = [
+            #Predicate { $0.stock > 3 },
+            #Predicate { $0.stock >= 3 && $0.stock <= 10 },
+            #Predicate { $0.stock < 0 || $0.stock == 7 },
+            #Predicate { !($0.stock > 3) },
+            #Predicate { $0.price == nil },
+            #Predicate { $0.price != nil },
+            #Predicate { $0.price != 1 },
+            #Predicate { $0.price == 1 },
+            #Predicate { ($0.price ?? 0) > 1 },
+            #Predicate { ($0.price ?? -100) < 0 },
+            #Predicate { !(($0.price ?? 0) > 1) },
+            #Predicate { $0.price.flatMap { $0 > 1 } ?? false },
+            #Predicate { $0.price.flatMap { $0 == 1 } == nil },
+            #Predicate { $0.name == "Pocky" },
+            #Predicate { $0.name != "Pocky" },
+            #Predicate { $0.name < "P" },
+            #Predicate { $0.name.contains("ock") },
+            #Predicate { !$0.name.contains("ock") },
+            #Predicate { $0.name.contains("") },
+            #Predicate { $0.name.contains("%") },
+            #Predicate { $0.name.starts(with: "Po") },
+            #Predicate { $0.name.starts(with: "") },
+            #Predicate { ids.contains($0.id) },
+            #Predicate { !ids.contains($0.id) },
+            #Predicate { noPrices.contains($0.price) },
+            #Predicate { $0.tags.contains("rock") },
+            #Predicate { !$0.tags.contains("x") },
+            #Predicate { $0.tags.contains { $0 == "" } },
+            #Predicate { $0.tags.contains { $0.starts(with: "r") } },
+            #Predicate { $0.spot?.city == "Paris" },
+            #Predicate { $0.spot?.city != paris },
+            #Predicate { $0.spot == nil },
+            #Predicate { ($0.spot?.rank ?? -1) >= 3 },
+            #Predicate { $0.mood == loud },
+            #Predicate { $0.made < early },
+            #Predicate { $0.stock * 2 - 1 > 5 },
+            #Predicate { $0.stock % 3 == 0 },
+            #Predicate { $0.stock / 4 == 1 },
+            #Predicate { -$0.stock > 0 },
+            #Predicate { ($0.stock % 2 == 0 ? $0.stock : 0) > 4 },
+            #Predicate { $0.stock > 3 ? $0.price != nil : $0.name.contains("o") },
+            #Predicate { ($0.price ?? 0) / 2 > 0.5 },
+            #Predicate { (($0.price ?? 0) > 1 || $0.stock > 15) && !$0.tags.contains("y") },
+            #Predicate { _ in true },
+            #Predicate { _ in false },
+        ]
+        predicates.append(#Predicate { $0.spot.flatMap { $0.rank > 2 } ?? true })
+        var informative = 0
+        for predicate in predicates where try check(predicate, records, test) { informative += 1 }
+        #expect(predicates.count >= 46)
+        // The records exercise the predicates: most match some records and not others.
+        #expect(informative >= 40, "only \(informative) predicates told records apart")
+    }
+
+    @Test func translatesToBoundSQLWithNoValueSpliced() throws {
+        let test = try store(with: Self.gadgets(count: 10))
+        test.resetSQL()
+        let hostile = "'; DROP TABLE Gadget; --"
+        _ = try Gadget.filter(#Predicate { $0.name == hostile || $0.price != 1 }).findAll(in: test.store)
+        let select = try #require(test.sql.last { $0.hasPrefix("SELECT") })
+        #expect(!select.contains("DROP"))
+        #expect(select.contains("IS NOT ?"))
+        #expect(try Gadget.all().count(in: test.store) == 10)
+    }
+
+    @Test func whatCannotBeTranslatedIsRefusedBeforeAnySQLRuns() throws {
+        let test = try store(with: Self.gadgets(count: 10))
+        test.resetSQL()
+        let error = #expect(throws: ModelStoreError.self) {
+            _ = try Gadget.filter(#Predicate { $0.tags.count > 1 }).findAll(in: test.store)
+        }
+        #expect(error?.code == .invalidQuery)
+        #expect(error?.model == "Gadget")
+        #expect(!test.sql.contains { $0.hasPrefix("SELECT") })
+    }
+
+    @Test func aPredicateCombinesWithTypedConditionsOrderingAndPages() throws {
+        let records = Self.gadgets()
+        let test = try store(with: records)
+        let predicate = #Predicate<Gadget> { $0.stock > 2 }
+        let page = try Gadget.filter(predicate).filter(Column("mood") == "calm").order(.descending(\.stock)).page(0, rows: 5)
+            .findAll(in: test.store)
+        let expected = try records.filter { try predicate.evaluate($0) && $0.mood == .calm }
+            .sorted { ($0.stock, -$0.id) > ($1.stock, -$1.id) }.prefix(5).map(\.id)
+        #expect(page.map(\.id) == Array(expected))
+        #expect(try Gadget.filter(predicate).count(in: test.store) == records.filter { $0.stock > 2 }.count)
+        #expect(
+            try Gadget.findAll(where: Condition(predicate) && .isNull(\.price), in: test.store).allSatisfy {
+                $0.price == nil && $0.stock > 2
+            })
+    }
+
+    @Test func everyCallForm() async throws {
+        let test = try store(with: Self.gadgets(count: 30))
+        let predicate = #Predicate<Gadget> { $0.stock > 5 }
+        let viaAsync = try await Gadget.filter(predicate).findAll(in: test.store)
+        let viaCompletion: [Gadget] = try await withCheckedThrowingContinuation { continuation in
+            Gadget.filter(predicate).findAll(in: test.store) { continuation.resume(with: $0.mapError { $0 as any Error }) }
+        }
+        #expect(viaAsync == viaCompletion)
+        #expect(viaAsync.allSatisfy { $0.stock > 5 })
+    }
+}
