@@ -73,11 +73,19 @@ struct PredicateTranslator {
     }
 
     mutating func term(_ expression: any PredicateExpression) throws -> PredicateTerm {
-        if let translatable = expression as? any SQLTranslatable { return try translatable.translate(&self) }
-        // A part that uses no variable is a value: evaluated once, bound as a parameter.
+        var failure: (any Error)?
+        if let translatable = expression as? any SQLTranslatable {
+            do {
+                return try translatable.translate(&self)
+            } catch {
+                failure = error
+            }
+        }
+        // A part that uses no record is a value (`ids.contains { $0 > 3 }`): evaluated once,
+        // bound as a parameter.
         func evaluate<E: PredicateExpression>(_ expression: E) throws -> Any { try expression.evaluate(PredicateBindings()) }
         if let value = try? evaluate(expression) { return .constant(value) }
-        throw unsupported(expression)
+        throw failure ?? unsupported(expression)
     }
 
     func unsupported(_ expression: any PredicateExpression, _ reason: String? = nil) -> ModelStoreError {

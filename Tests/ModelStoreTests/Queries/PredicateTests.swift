@@ -148,6 +148,23 @@ private struct Gadget: StoredModel, Equatable {
         #expect(error?.code == .invalidQuery)
         #expect(error?.model == "Gadget")
         #expect(!test.sql.contains { $0.hasPrefix("SELECT") })
+        let spot = Spot(city: "Paris", rank: 1)
+        let noSQLValue = #expect(throws: ModelStoreError.self) {
+            _ = try Gadget.filter(#Predicate { $0.spot == spot }).findAll(in: test.store)
+        }
+        #expect(noSQLValue?.code == .invalidQuery)
+        let throughARelationship = #expect(throws: ModelStoreError.self) {
+            _ = try Player.filter(#Predicate { $0.team?.name == "Rockets" }).findAll(in: test.store)
+        }
+        #expect(throughARelationship?.code == .invalidQuery)
+    }
+
+    @Test func partsThatUseNoRecordAreEvaluatedOnceAsValues() throws {
+        let records = Self.gadgets(count: 40)
+        let test = try store(with: records)
+        let ids: [Int64] = [1, 2, 3]
+        try check(#Predicate { ids.contains { $0 > 2 } && $0.stock > 3 }, records, test)
+        try check(#Predicate { ids.contains { $0 > 5 } || $0.stock > 3 }, records, test)
     }
 
     @Test func aPredicateCombinesWithTypedConditionsOrderingAndPages() throws {
