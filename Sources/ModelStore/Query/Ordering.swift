@@ -15,6 +15,8 @@ public struct Ordering<Model: StoredModel>: Sendable {
         case related(String, ColumnReference)
         /// How many records a relationship links to.
         case count(RelatedCountExpression)
+        /// An ordering that cannot be translated (a `SortDescriptor` SQL cannot follow).
+        case refused(ModelStoreError)
     }
 
     let term: Term

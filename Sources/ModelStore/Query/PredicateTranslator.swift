@@ -408,3 +408,49 @@ extension PredicateTranslator {
         return "json_each(\(base), '\(try QueryCompiler.jsonPath(reference.path, table: compiler.table, reference: reference))')"
     }
 }
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension Ordering {
+    /// Foundation's `SortDescriptor` as an ordering: its key path, forward or reverse. A
+    /// descriptor on a `String` key path is refused when the query runs: it compares with a
+    /// `String.StandardComparator` (localized by default), an order SQLite cannot reproduce.
+    /// Order text with `Ordering.ascending(\.name)`, in byte order (Swift's `<` on NFC text).
+    ///
+    /// ```swift
+    /// let byPrice = try Gadget.all().order([SortDescriptor(\Gadget.stock, order: .reverse)]).findAll()
+    /// ```
+    public init(_ descriptor: SortDescriptor<Model>) {
+        let descending = descriptor.order == .reverse
+        guard let keyPath = descriptor.keyPath else {
+            self.init(
+                term: .refused(ModelStoreError(.invalidQuery, "A SortDescriptor without a key path cannot be translated to SQL.")),
+                descending: descending)
+            return
+        }
+        let reference = ColumnReference(keyPath)
+        if let comparator = descriptor.stringComparator {
+            self.init(
+                term: .refused(
+                    ModelStoreError(
+                        .invalidQuery,
+                        "The SortDescriptor on '\(reference.described)' compares strings with \(comparator), a localized order SQLite cannot reproduce.",
+                        column: reference.described,
+                        suggestion:
+                            "Order by .ascending(\\.\(reference.described)) or .descending(…): strings in byte order, as Swift's < orders NFC text."
+                    )
+                ),
+                descending: descending)
+            return
+        }
+        self.init(term: .column(reference), descending: descending)
+    }
+}
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension Query {
+    /// Sorted by Foundation's `SortDescriptor`s, replacing any earlier order; ties are broken
+    /// by primary key, as `sorted(using:)` keeps the key order of equal records.
+    public func order(_ descriptors: [SortDescriptor<Model>]) -> Query {
+        order(descriptors.map { Ordering($0) })
+    }
+}

@@ -132,6 +132,9 @@ struct QueryCompiler {
                 term = try relatedValue(relationship, reference)
             case .count(let count):
                 term = try relatedCount(count)
+            case .refused(var error):
+                error.model = table.modelName
+                throw error
             }
             clause.sql += (offset == 0 ? "" : ", ") + term.sql + (ordering.descending ? " DESC" : "")
             clause.values += term.values

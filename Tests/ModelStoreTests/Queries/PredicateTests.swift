@@ -183,6 +183,33 @@ private struct Gadget: StoredModel, Equatable {
             })
     }
 
+    @Test func sortDescriptorsOrderAsSortedUsingDoes() throws {
+        let records = Self.gadgets()
+        let test = try store(with: records)
+        let orders: [[SortDescriptor<Gadget>]] = [
+            [SortDescriptor(\Gadget.stock)],
+            [SortDescriptor(\Gadget.stock, order: .reverse)],
+            [SortDescriptor(\Gadget.price), SortDescriptor(\Gadget.stock, order: .reverse)],
+            [SortDescriptor(\Gadget.price, order: .reverse)],
+            [SortDescriptor(\Gadget.made), SortDescriptor(\Gadget.id, order: .reverse)],
+        ]
+        for descriptors in orders {
+            let expected = records.sorted(using: descriptors).map(\.id)
+            #expect(try Gadget.all().order(descriptors).findAll(in: test.store).map(\.id) == expected)
+        }
+        // A String key path sorts by a localized comparator where Foundation gives it one
+        // (Apple platforms): refused, since SQLite cannot order that way. Where it sorts by
+        // `<` (Linux), the store's byte order agrees with Swift's on NFC text.
+        let byName = [SortDescriptor(\Gadget.name), SortDescriptor(\Gadget.id)]
+        if byName[0].stringComparator != nil {
+            let refused = #expect(throws: ModelStoreError.self) { _ = try Gadget.all().order(byName).findAll(in: test.store) }
+            #expect(refused?.code == .invalidQuery)
+            #expect(refused?.model == "Gadget")
+        } else {
+            #expect(try Gadget.all().order(byName).findAll(in: test.store).map(\.id) == records.sorted(using: byName).map(\.id))
+        }
+    }
+
     @Test func everyCallForm() async throws {
         let test = try store(with: Self.gadgets(count: 30))
         let predicate = #Predicate<Gadget> { $0.stock > 5 }
