@@ -110,7 +110,31 @@ enum PropertyName {
     /// the first mapped to its coding key; nil when a component is not a plain property (a
     /// subscript, a computed accessor).
     static func components(_ keyPath: AnyKeyPath) -> [String]? {
-        let description = String(describing: keyPath)
+        guard let rest = path(in: String(describing: keyPath)),
+            !rest.contains(where: { "<> ()[]".contains($0) })
+        else { return nil }
+        var names = rest.split(separator: ".", omittingEmptySubsequences: false).map {
+            String($0.filter { $0 != "?" && $0 != "!" })
+        }
+        guard !names.contains(where: \.isEmpty) else { return nil }
+        if let root = type(of: keyPath).rootType as? any Decodable.Type {
+            names[0] = renamedKeys(of: root)[names[0]] ?? names[0]
+        }
+        return names
+    }
+
+    static func parse(_ description: String) -> String {
+        // `a.b`, `a?`, `a!` reach through several properties; `<computed …>` is an accessor,
+        // such as a property wrapper's, with no name to read.
+        guard let name = path(in: description), !name.isEmpty, !name.contains(where: { ".?!<> ()".contains($0) }) else {
+            return description
+        }
+        return String(name)
+    }
+
+    /// What follows the root type in a key path's description (`\\Root<A.B>.a.b` → `a.b`):
+    /// the first dot outside angle brackets ends the root, whose generic arguments may hold dots.
+    private static func path(in description: String) -> Substring? {
         guard description.hasPrefix("\\") else { return nil }
         var depth = 0
         var index = description.index(after: description.startIndex)
@@ -118,44 +142,11 @@ enum PropertyName {
             switch description[index] {
             case "<": depth += 1
             case ">": depth -= 1
-            case "." where depth == 0:
-                let rest = description[description.index(after: index)...]
-                guard !rest.contains(where: { "<> ()[]".contains($0) }) else { return nil }
-                var names = rest.split(separator: ".", omittingEmptySubsequences: false).map {
-                    String($0.filter { $0 != "?" && $0 != "!" })
-                }
-                guard !names.contains(where: \.isEmpty) else { return nil }
-                if let root = type(of: keyPath).rootType as? any Decodable.Type {
-                    names[0] = renamedKeys(of: root)[names[0]] ?? names[0]
-                }
-                return names
+            case "." where depth == 0: return description[description.index(after: index)...]
             default: break
             }
             index = description.index(after: index)
         }
         return nil
-    }
-
-    static func parse(_ description: String) -> String {
-        guard description.hasPrefix("\\") else { return description }
-        var depth = 0
-        var index = description.index(after: description.startIndex)
-        while index < description.endIndex {
-            switch description[index] {
-            case "<": depth += 1
-            case ">": depth -= 1
-            case "." where depth == 0:
-                let name = description[description.index(after: index)...]
-                // `a.b`, `a?`, `a!` reach through several properties; `<computed …>` is an
-                // accessor, such as a property wrapper's, with no name to read.
-                if name.isEmpty || name.contains(where: { ".?!<> ()".contains($0) }) {
-                    return description
-                }
-                return String(name)
-            default: break
-            }
-            index = description.index(after: index)
-        }
-        return description
     }
 }

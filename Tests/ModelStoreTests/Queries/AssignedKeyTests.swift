@@ -145,6 +145,24 @@ private struct TextKey: StoredModel {
         #expect(text?.column == "code")
     }
 
+    @Test func twoStoresOnOneFileAssignDistinctKeysToEveryKeylessSave() throws {
+        let test = try TestStore(.file)
+        let path = try #require(test.store.path)
+        let other = try ModelStore(path: path)
+        defer { try? other.close() }
+        let keys = Locked<[Int64]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { side in
+            let store = side == 0 ? test.store : other
+            for number in 0..<200 {
+                if let id = try? Memo(id: nil, text: "\(side)-\(number)").saved(in: store).id { keys.withLock { $0.append(id) } }
+            }
+        }
+        #expect(keys.current.count == 400)
+        #expect(Set(keys.current).count == 400)
+        #expect(try Memo.all().count(in: test.store) == 400)
+        for id in keys.current.prefix(20) { #expect(try Memo.find(key: id, in: other) != nil) }
+    }
+
     @Test func everyCallForm() async throws {
         let test = try TestStore()
         let viaAsync = try await Memo(id: nil, text: "async").saved(in: test.store)
