@@ -58,7 +58,7 @@ extension Session {
     /// paged — the rowids of its page, since DELETE and UPDATE take no LIMIT by default.
     func selection<M>(_ query: Query<M>, _ table: TableDescription) throws -> SQLFragment {
         let compiler = compiler(table)
-        if let failure = query.failure { throw failure }
+        try compiler.checkRunsInSQL(query)
         guard query.isPaged else { return try compiler.whereClause(query.predicate) }
         let page = try compiler.select("rowid", query)
         return SQLFragment(" WHERE rowid IN (" + page.sql + ")", page.values)

@@ -58,6 +58,7 @@ extension Session {
 
     /// Every model the query selects, in its order, with the relationships it loads.
     func findAll<M: StoredModel>(_ query: Query<M>) throws -> [M] {
+        if let filter = query.memoryFilter { return try findAll(query, filteringInMemory: filter) }
         let table = try table(M.self)
         let statement = try select(query, in: table)
         switch path(table, loading: query.loadOptions) {
@@ -66,6 +67,44 @@ extension Session {
             return try decodeAll(M.self, from: statement, table: table)
         case .graph: return try readGraphs(M.self, from: statement, table: table, plan: query.loadOptions.plan)
         }
+    }
+
+    /// The query's records with its in-memory filter applied: SQL selects by the rest, in
+    /// order and without a page; Swift keeps the records the filter accepts (their
+    /// relationships loaded, so the filter may look at them), then takes the page.
+    private func findAll<M: StoredModel>(_ query: Query<M>, filteringInMemory filter: MemoryFilter<M>) throws -> [M] {
+        var selected = query
+        selected.memoryFilter = nil
+        selected.limit = nil
+        selected.offset = nil
+        if let failure = query.failure { throw failure }
+        var kept: [M] = []
+        for model in try findAll(selected) {
+            let matches: Bool
+            do {
+                matches = try filter.matches(model)
+            } catch {
+                throw ModelStoreError(
+                    .invalidQuery, "Evaluating a #Predicate on \(M.self) in memory failed: \(error). Nothing was returned.",
+                    model: String(describing: M.self))
+            }
+            if matches { kept.append(model) }
+        }
+        let start = min(query.offset ?? 0, kept.count)
+        let end = query.limit.map { min(kept.count, start + $0) } ?? kept.count
+        return Array(kept[start..<end])
+    }
+
+    /// How many records the query selects, its in-memory filter included.
+    func countMatching<M: StoredModel>(_ query: Query<M>) throws -> Int {
+        guard query.memoryFilter != nil else { return try count(query) }
+        return try findAll(query).count
+    }
+
+    /// Whether the query selects any record, its in-memory filter included.
+    func existsMatching<M: StoredModel>(_ query: Query<M>) throws -> Bool {
+        guard query.memoryFilter != nil else { return try exists(query) }
+        return try findFirst(query) != nil
     }
 
     /// The first model the query selects, or nil.

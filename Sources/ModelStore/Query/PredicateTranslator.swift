@@ -24,6 +24,16 @@ extension Condition {
     }
 }
 
+/// What a query does with the parts of a `#Predicate` that cannot be translated to SQL.
+public enum UntranslatedPredicate: Sendable {
+    /// Refuse the query with `.invalidQuery` naming the part, before any SQL runs (the default).
+    case refuse
+    /// Select with the parts that translate, then evaluate the whole predicate in Swift
+    /// (`Predicate.evaluate`) on each record read; pages and limits are applied after it.
+    /// Only `findAll`, `findFirst`, `count`, `exists` and `observe` read such a query.
+    case evaluateInMemory
+}
+
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension Query {
     /// Only records for which `predicate` is true, in addition to any earlier filter.
@@ -34,13 +44,51 @@ extension Query {
     public func filter(_ predicate: Predicate<Model>) -> Query {
         filter(Condition(predicate))
     }
+
+    /// Only records for which `predicate` is true; with `.evaluateInMemory`, a predicate SQL
+    /// cannot express is still answered exactly: the parts of its top-level `&&` that
+    /// translate select the records, and Swift evaluates the whole predicate on each.
+    ///
+    /// ```swift
+    /// let odd = try Snack.filter(#Predicate { $0.price > 1 && $0.name.count % 2 == 1 }, untranslated: .evaluateInMemory).findAll()
+    /// ```
+    ///
+    /// Every record the translated parts select is read and decoded, so keep them selective.
+    /// Aggregates, streams, updates and deletes run in SQL and refuse such a query with
+    /// `.invalidQuery`.
+    public func filter(_ predicate: Predicate<Model>, untranslated: UntranslatedPredicate) -> Query {
+        guard untranslated == .evaluateInMemory else { return filter(predicate) }
+        var query = filter(
+            Condition(
+                .translated { compiler in
+                    var translator = PredicateTranslator(compiler: compiler)
+                    translator.bindings[predicate.variable.key] = .model
+                    return translator.prefilter(predicate.expression)
+                }))
+        let earlier = query.memoryFilter
+        query.memoryFilter = MemoryFilter { model in
+            if let earlier, try !earlier.matches(model) { return false }
+            return try predicate.evaluate(model)
+        }
+        return query
+    }
 }
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension StoredModel {
     /// A query over the records for which `predicate` is true.
+    ///
+    /// ```swift
+    /// let cheap = try Snack.filter(#Predicate { ($0.price ?? 0) < 2 }).order(.ascending(\.name)).findAll()
+    /// ```
     public static func filter(_ predicate: Predicate<Self>) -> Query<Self> {
         Query().filter(Condition(predicate))
+    }
+
+    /// A query over the records for which `predicate` is true, evaluating in Swift what SQL
+    /// cannot express when `untranslated` is `.evaluateInMemory` (see `Query.filter(_:untranslated:)`).
+    public static func filter(_ predicate: Predicate<Self>, untranslated: UntranslatedPredicate) -> Query<Self> {
+        Query().filter(predicate, untranslated: untranslated)
     }
 }
 
@@ -52,6 +100,11 @@ enum PredicateTerm {
     case column(ColumnReference)
     /// The element of a JSON array being walked (`json_each`'s `value`).
     case element
+    /// The record (to-one) or records (to-many) a relationship links to.
+    case relationship(String)
+    /// A stored property (or a value inside a JSON-stored one) of the record a to-one
+    /// relationship links to: NULL when it links to none, as Swift's optional chain is nil.
+    case relatedColumn(String, ColumnReference)
     /// A Swift value, bound as a parameter.
     case constant(Any)
     /// Any other SQL value or condition.
@@ -65,6 +118,18 @@ struct PredicateTranslator {
 
     init(compiler: QueryCompiler) {
         self.compiler = compiler
+    }
+
+    /// The parts of the expression's top-level `&&` that translate, joined by `AND` ("1" when
+    /// none does): a condition every record the whole expression accepts satisfies.
+    mutating func prefilter(_ expression: any PredicateExpression) -> SQLFragment {
+        if let conjunction = expression as? any PredicateConjunctionParts {
+            let (lhs, rhs) = conjunction.operands
+            let l = prefilter(lhs)
+            let r = prefilter(rhs)
+            return SQLFragment("(\(l.sql)) AND (\(r.sql))", l.values + r.values)
+        }
+        return (try? condition(expression)) ?? SQLFragment("1")
     }
 
     /// The expression as a condition (SQL that is true or false, never NULL for a Swift `Bool`).
@@ -82,11 +147,16 @@ struct PredicateTranslator {
             }
         }
         // A part that uses no record is a value (`ids.contains { $0 > 3 }`): evaluated once,
-        // bound as a parameter.
+        // bound as a parameter — unless evaluating it could trap (a range out of order, `!`
+        // of nil, a division by zero), which would stop the program instead of the query.
         func evaluate<E: PredicateExpression>(_ expression: E) throws -> Any { try expression.evaluate(PredicateBindings()) }
-        if let value = try? evaluate(expression) { return .constant(value) }
+        let shape = String(describing: type(of: expression))
+        if !Self.mayTrap.contains(where: { shape.contains($0) }), let value = try? evaluate(expression) { return .constant(value) }
         throw failure ?? unsupported(expression)
     }
+
+    /// Expression types whose evaluation traps on some values.
+    private static let mayTrap = ["ClosedRange<", "Range<", "ForcedUnwrap<", "IntDivision<", "IntRemainder<"]
 
     func unsupported(_ expression: any PredicateExpression, _ reason: String? = nil) -> ModelStoreError {
         let name = String(describing: type(of: expression)).replacingOccurrences(of: "PredicateExpressions.", with: "")
@@ -102,11 +172,13 @@ struct PredicateTranslator {
     enum Context {
         case column(ColumnReference)
         case json
+        case related(String, ColumnReference)
     }
 
     static func context(of term: PredicateTerm) -> Context? {
         switch term {
         case .column(let reference): return .column(reference)
+        case .relatedColumn(let relationship, let reference): return .related(relationship, reference)
         case .element: return .json
         default: return nil
         }
@@ -123,6 +195,14 @@ struct PredicateTranslator {
             return SQLFragment(try compiler.expression(reference))
         case .element:
             return SQLFragment("value")
+        case .relationship(let name):
+            throw ModelStoreError(
+                .invalidQuery,
+                "A #Predicate on \(compiler.table.modelName) uses the related record '\(name)' itself as a value; only its properties, or a comparison with nil, translate.",
+                model: compiler.table.modelName, column: name,
+                suggestion: "Compare one of its properties ($0.\(name)?.name == …), or test $0.\(name) == nil.")
+        case .relatedColumn(let relationship, let reference):
+            return try compiler.relatedValue(relationship, reference)
         case .sql(let fragment):
             return SQLFragment("(" + fragment.sql + ")", fragment.values)
         case .constant(let value):
@@ -146,6 +226,9 @@ struct PredicateTranslator {
         switch context {
         case .column(let reference)?:
             return try compiler.bound([try PredicateNode.conditionValue(convertible, for: reference)], for: reference)[0]
+        case .related(let relationship, let reference)?:
+            return try compiler.relatedCompiler(relationship).bound(
+                [try PredicateNode.conditionValue(convertible, for: reference)], for: reference)[0]
         case .json?:
             guard let encodable = convertible as? any Encodable else { return try convertible.comparisonValue }
             return try JSONScalar.value(of: encodable)
@@ -196,16 +279,44 @@ extension PredicateExpressions.Value: SQLTranslatable {
 
 extension PredicateExpressions.KeyPath: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
-        switch try translator.term(root) {
+        let root = try translator.term(root)
+        if let measured = try translator.measure(root, keyPath, Root.Output.self, self) { return measured }
+        switch root {
         case .model:
             let reference = ColumnReference(keyPath as PartialKeyPath<Root.Output>)
             guard !reference.name.hasPrefix("\\") else { throw translator.unsupported(self, "\(keyPath) names no stored property") }
+            if reference.path.isEmpty, translator.compiler.table.relationships.contains(where: { $0.property == reference.name }) {
+                return .relationship(reference.name)
+            }
             return .column(reference)
         case .column(let reference):
             guard let components = PropertyName.components(keyPath), !components.isEmpty else {
                 throw translator.unsupported(self, "\(keyPath) names no stored property")
             }
             return .column(ColumnReference(name: reference.name, path: reference.path + components))
+        case .relationship(let name):
+            let relationship = try translator.compiler.relationship(name)
+            guard relationship.kind == .toOne else {
+                throw translator.unsupported(
+                    self,
+                    "'\(name)' is a to-many relationship, whose records have no single value; test them with contains(where:) or allSatisfy"
+                )
+            }
+            let target = try translator.compiler.relatedCompiler(name)
+            let reference = ColumnReference(keyPath as PartialKeyPath<Root.Output>)
+            guard !reference.name.hasPrefix("\\") else { throw translator.unsupported(self, "\(keyPath) names no stored property") }
+            if target.table.relationships.contains(where: { $0.property == reference.name }) {
+                throw translator.unsupported(
+                    self,
+                    "it follows '\(name)' and then '\(reference.name)', two relationships; a predicate follows one. Write the deeper part as .related(\\.\(name), .related(\\.\(reference.name), …))"
+                )
+            }
+            return .relatedColumn(name, reference)
+        case .relatedColumn(let name, let reference):
+            guard let components = PropertyName.components(keyPath), !components.isEmpty else {
+                throw translator.unsupported(self, "\(keyPath) names no stored property")
+            }
+            return .relatedColumn(name, ColumnReference(name: reference.name, path: reference.path + components))
         default:
             throw translator.unsupported(self, "\(keyPath) reaches into a value SQL does not hold")
         }
@@ -218,6 +329,15 @@ extension PredicateExpressions.Conjunction: SQLTranslatable {
         let r = try translator.condition(rhs)
         return .sql(SQLFragment("\(l.sql) AND \(r.sql)", l.values + r.values))
     }
+}
+
+/// A `&&`'s two sides, for `prefilter`.
+protocol PredicateConjunctionParts {
+    var operands: (any PredicateExpression, any PredicateExpression) { get }
+}
+
+extension PredicateExpressions.Conjunction: PredicateConjunctionParts {
+    var operands: (any PredicateExpression, any PredicateExpression) { (lhs, rhs) }
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatable {
@@ -236,11 +356,17 @@ extension PredicateExpressions.Negation: SQLTranslatable {
 }
 
 extension PredicateExpressions.Equal: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm { try translator.compare(lhs, "IS", rhs) }
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        if let linked = try translator.linked(lhs, rhs, self) { return .sql(linked.negated) }
+        return try translator.compare(lhs, "IS", rhs)
+    }
 }
 
 extension PredicateExpressions.NotEqual: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm { try translator.compare(lhs, "IS NOT", rhs) }
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        if let linked = try translator.linked(lhs, rhs, self) { return .sql(linked) }
+        return try translator.compare(lhs, "IS NOT", rhs)
+    }
 }
 
 extension PredicateExpressions.Comparison: SQLTranslatable {
@@ -272,6 +398,15 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
         let inner = try translator.term(wrapped)
         translator.bindings[variable.key] = inner
         let result = try translator.term(transform)
+        if case .relationship(let name) = inner {
+            // A related record's value is already NULL when no record is linked, as Swift's
+            // chain is nil; anything else is made NULL then. (A to-many array is never nil.)
+            if case .relatedColumn(let reached, _) = result, reached == name { return result }
+            let t = try translator.sql(result, context: nil)
+            guard try translator.compiler.relationship(name).kind == .toOne else { return .sql(t) }
+            let linked = try translator.compiler.relatedKeys(name, matching: .constant(true))
+            return .sql(SQLFragment("CASE WHEN NOT \(linked.sql) THEN NULL ELSE \(t.sql) END", linked.values + t.values))
+        }
         // A path further into the same JSON value is NULL exactly when the value is.
         if case .column(let base) = inner, case .column(let reached) = result, reached.name == base.name,
             reached.path.starts(with: base.path)
@@ -385,7 +520,11 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
 
 extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
-        guard case .column(let reference) = try translator.term(sequence) else {
+        let sequence = try translator.term(sequence)
+        if case .relationship(let name) = sequence {
+            return .sql(try translator.related(name, where: test, variable: variable.key, every: false, self))
+        }
+        guard case .column(let reference) = sequence else {
             throw translator.unsupported(self, "only a JSON-stored array can be searched with contains(where:)")
         }
         let source = try translator.jsonEach(reference, self)
@@ -453,4 +592,219 @@ extension Query {
     public func order(_ descriptors: [SortDescriptor<Model>]) -> Query {
         order(descriptors.map { Ordering($0) })
     }
+}
+
+// MARK: Relationships, sizes and ranges
+
+extension SQLFragment {
+    /// `NOT (…)`.
+    var negated: SQLFragment { SQLFragment("NOT (" + sql + ")", values) }
+}
+
+extension PredicateTranslator {
+    /// `$0.team == nil` (or `!=`) as "links to a record": nil when neither side is a relationship.
+    mutating func linked(_ lhs: any PredicateExpression, _ rhs: any PredicateExpression, _ expression: any PredicateExpression) throws
+        -> SQLFragment?
+    {
+        let left = try term(lhs)
+        let right = try term(rhs)
+        let name: String
+        let other: PredicateTerm
+        switch (left, right) {
+        case (.relationship(let found), _): (name, other) = (found, right)
+        case (_, .relationship(let found)): (name, other) = (found, left)
+        default: return nil
+        }
+        guard case .constant(let value) = other, Self.unwrapped(value) == nil, try compiler.relationship(name).kind == .toOne else {
+            throw unsupported(expression, "a related record ('\(name)') can only be compared with nil")
+        }
+        return try compiler.relatedKeys(name, matching: .constant(true))
+    }
+
+    /// Records with a related record for which `test` is true (`every: false`), or with none
+    /// for which it is false (`every: true`), through the to-many relationship `name`: `test`
+    /// is translated against the related table, as `.any` and `.every` do.
+    mutating func related(
+        _ name: String, where test: any PredicateExpression, variable: PredicateExpressions.VariableID, every: Bool,
+        _ expression: any PredicateExpression
+    ) throws -> SQLFragment {
+        guard try compiler.relationship(name).kind == .toMany else {
+            throw unsupported(expression, "'\(name)' is a to-one relationship; compare its properties ($0.\(name)?.…) instead")
+        }
+        var inner = PredicateTranslator(compiler: try compiler.relatedCompiler(name))
+        // Captured values are shared; the outer record is not reachable from inside.
+        inner.bindings[variable] = .model
+        let condition = try inner.condition(test)
+        guard every else { return try compiler.relatedKeys(name, matching: .sql(condition.sql, condition.values)) }
+        // Every related record satisfies it: none fails it (an unknown counts as failing).
+        let failing = try compiler.relatedKeys(name, matching: .sql("NOT coalesce((\(condition.sql)), 0)", condition.values))
+        return failing.negated
+    }
+
+    /// `count` and `isEmpty` of a JSON-stored array or set, of a to-many relationship, and
+    /// `isEmpty` of a string; nil for any other key path. `String.count` is refused: Swift
+    /// counts characters (grapheme clusters), SQLite code points.
+    mutating func measure(_ root: PredicateTerm, _ keyPath: AnyKeyPath, _ rootType: Any.Type, _ expression: any PredicateExpression) throws
+        -> PredicateTerm?
+    {
+        // Swift describes these key paths as unnamed accessors; the root type's own key paths
+        // are compared instead.
+        guard let sized = rootType as? any SizedCollection.Type else { return nil }
+        let isEmpty: Bool
+        if keyPath == sized.isEmptyKeyPath {
+            isEmpty = true
+        } else if keyPath == sized.countKeyPath {
+            isEmpty = false
+        } else {
+            return nil
+        }
+        switch root {
+        case .relationship(let name):
+            guard try compiler.relationship(name).kind == .toMany else { return nil }
+            if isEmpty { return .sql(try compiler.relatedKeys(name, matching: .constant(true)).negated) }
+            return .sql(try compiler.relatedCount(RelatedCountExpression(relationship: name, predicate: nil)))
+        case .column, .relatedColumn, .element:
+            let value = try sql(root, context: nil)
+            if rootType == String.self {
+                guard isEmpty else {
+                    throw unsupported(
+                        expression,
+                        "Swift counts a string's characters and SQLite its code points, which differ (\"é\" may be one or two); compare the string itself"
+                    )
+                }
+                return .sql(SQLFragment("\(value.sql) = ''", value.values))
+            }
+            let length = "coalesce(json_array_length(\(value.sql)), 0)"
+            return .sql(SQLFragment(isEmpty ? length + " = 0" : length, value.values))
+        default:
+            return nil
+        }
+    }
+}
+
+/// A type whose `count` and `isEmpty` a predicate may ask for: a JSON-stored array or set, a
+/// to-many relationship's array, or a string (`isEmpty` only).
+protocol SizedCollection {
+    static var countKeyPath: AnyKeyPath { get }
+    static var isEmptyKeyPath: AnyKeyPath { get }
+}
+
+extension Array: SizedCollection {
+    static var countKeyPath: AnyKeyPath { \Array.count }
+    static var isEmptyKeyPath: AnyKeyPath { \Array.isEmpty }
+}
+
+extension Set: SizedCollection {
+    static var countKeyPath: AnyKeyPath { \Set.count }
+    static var isEmptyKeyPath: AnyKeyPath { \Set.isEmpty }
+}
+
+extension String: SizedCollection {
+    static var countKeyPath: AnyKeyPath { \String.count }
+    static var isEmptyKeyPath: AnyKeyPath { \String.isEmpty }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        let sequence = try translator.term(sequence)
+        if case .relationship(let name) = sequence {
+            return .sql(try translator.related(name, where: test, variable: variable.key, every: true, self))
+        }
+        guard case .column(let reference) = sequence else {
+            throw translator.unsupported(self, "only a JSON-stored array or a to-many relationship can be tested with allSatisfy")
+        }
+        let source = try translator.jsonEach(reference, self)
+        let outer = translator.bindings[variable.key]
+        translator.bindings[variable.key] = .element
+        defer { translator.bindings[variable.key] = outer }
+        let condition = try translator.condition(test)
+        return .sql(SQLFragment("NOT EXISTS (SELECT 1 FROM \(source) WHERE NOT coalesce((\(condition.sql)), 0))", condition.values))
+    }
+}
+
+/// A range's bounds, read from a captured `ClosedRange` or `Range` of any bound type.
+protocol PredicateRangeBounds {
+    var bounds: (lower: Any, upper: Any, closed: Bool) { get }
+}
+
+extension ClosedRange: PredicateRangeBounds {
+    var bounds: (lower: Any, upper: Any, closed: Bool) { (lowerBound, upperBound, true) }
+}
+
+extension Range: PredicateRangeBounds {
+    var bounds: (lower: Any, upper: Any, closed: Bool) { (lowerBound, upperBound, false) }
+}
+
+extension PredicateExpressions.ClosedRange: SQLTranslatable {
+    /// A range of values only (`(low...high).contains($0.x)`), built here rather than by
+    /// evaluating it: Swift traps on `low...high` with `low > high`, which must not bring down
+    /// the process that runs the query.
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        let bounds = try PredicateTranslator.constantBounds(lower, upper, self, translator)
+        return .constant(bounds.lower...bounds.upper)
+    }
+}
+
+extension PredicateExpressions.Range: SQLTranslatable {
+    /// As `ClosedRange`: `low..<high` with `low > high` traps in Swift.
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        let bounds = try PredicateTranslator.constantBounds(lower, upper, self, translator)
+        return .constant(bounds.lower..<bounds.upper)
+    }
+}
+
+extension PredicateTranslator {
+    /// Both bounds of a range built in a predicate, evaluated, or `.invalidQuery` when they
+    /// use the record (then only `contains` translates the range) or are out of order.
+    static func constantBounds<L: PredicateExpression, U: PredicateExpression>(
+        _ lower: L, _ upper: U, _ expression: any PredicateExpression, _ translator: PredicateTranslator
+    ) throws -> (lower: L.Output, upper: L.Output) where L.Output == U.Output, L.Output: Comparable {
+        guard let low = try? lower.evaluate(PredicateBindings()), let high = try? upper.evaluate(PredicateBindings()) else {
+            throw translator.unsupported(expression, "a range built from a record's values is only translated inside contains")
+        }
+        guard low <= high else {
+            throw ModelStoreError(
+                .invalidQuery,
+                "A #Predicate on \(translator.compiler.table.modelName) builds a range from \(low) up to \(high); Swift cannot form a range whose lower bound is above its upper bound (evaluating it would stop the program).",
+                model: translator.compiler.table.modelName, value: "\(low)...\(high)")
+        }
+        return (low, high)
+    }
+}
+
+extension PredicateExpressions.RangeExpressionContains: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        let item = try translator.term(element)
+        let context = PredicateTranslator.context(of: item)
+        let bounds: (lower: PredicateTerm, upper: PredicateTerm, closed: Bool)
+        if let built = range as? any PredicateRangeParts {
+            // Built in the predicate: its bounds may be the record's values.
+            let parts = built.parts
+            bounds = (try translator.term(parts.lower), try translator.term(parts.upper), parts.closed)
+            if case .constant = bounds.lower, case .constant = bounds.upper { _ = try translator.term(range) }  // refuses low > high
+        } else if case .constant(let captured) = try translator.term(range), let range = captured as? any PredicateRangeBounds {
+            let (lower, upper, closed) = range.bounds
+            bounds = (.constant(lower), .constant(upper), closed)
+        } else {
+            throw translator.unsupported(self, "only a ClosedRange or Range translates")
+        }
+        let value = try translator.sql(item, context: context)
+        let lower = try translator.sql(bounds.lower, context: context)
+        let upper = try translator.sql(bounds.upper, context: context)
+        let sql = "(\(lower.sql) <= \(value.sql) AND \(value.sql) \(bounds.closed ? "<=" : "<") \(upper.sql))"
+        return .sql(SQLFragment(sql, lower.values + value.values + value.values + upper.values))
+    }
+}
+
+/// The bounds of a range built inside a predicate (`$0.low...$0.high`).
+protocol PredicateRangeParts {
+    var parts: (lower: any PredicateExpression, upper: any PredicateExpression, closed: Bool) { get }
+}
+
+extension PredicateExpressions.ClosedRange: PredicateRangeParts {
+    var parts: (lower: any PredicateExpression, upper: any PredicateExpression, closed: Bool) { (lower, upper, true) }
+}
+
+extension PredicateExpressions.Range: PredicateRangeParts {
+    var parts: (lower: any PredicateExpression, upper: any PredicateExpression, closed: Bool) { (lower, upper, false) }
 }

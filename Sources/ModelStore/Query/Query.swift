@@ -19,6 +19,8 @@ public struct Query<Model: StoredModel>: Sendable {
     var offset: Int?
     var failure: ModelStoreError?
     var loadOptions: LoadOptions = .declared
+    /// A filter evaluated in Swift on the records SQL selects (`filter(_:untranslated:)`).
+    var memoryFilter: MemoryFilter<Model>?
 
     init() {}
 
@@ -102,4 +104,10 @@ extension StoredModel {
     public static func order(_ orderings: Ordering<Self>...) -> Query<Self> {
         Query().order(orderings)
     }
+}
+
+/// A test of each record in Swift, after SQL selected it: a `#Predicate` the caller asked to
+/// evaluate in memory.
+struct MemoryFilter<Model>: Sendable {
+    let matches: @Sendable (Model) throws -> Bool
 }

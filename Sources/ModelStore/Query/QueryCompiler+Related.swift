@@ -23,6 +23,13 @@ extension QueryCompiler {
         return compiler
     }
 
+    /// The compiler `relatedKeys`, `relatedCount` and `relatedValue` use for the relationship's
+    /// target: SQL it writes names the same alias, so a condition translated with it can be
+    /// handed to them.
+    func relatedCompiler(_ name: String) throws -> QueryCompiler {
+        try target(relationship(name))
+    }
+
     /// `"Team" AS "modelstore_1"` in a subquery.
     private var aliasedTable: String { table.quotedTable + " AS " + qualifier }
 

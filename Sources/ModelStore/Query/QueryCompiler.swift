@@ -151,9 +151,24 @@ struct QueryCompiler {
         return SQLFragment(" LIMIT ? OFFSET ?", [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset ?? 0))])
     }
 
+    /// Throws the query's recorded failure, or `.invalidQuery` when part of it is evaluated in
+    /// memory: the finders take that part off before they compile; everything else (counts
+    /// in SQL, aggregates, streams, updates, deletes) would silently ignore it.
+    func checkRunsInSQL<Model>(_ query: Query<Model>) throws {
+        if let failure = query.failure { throw failure }
+        guard query.memoryFilter == nil else {
+            throw ModelStoreError(
+                .invalidQuery,
+                "A query on \(table.modelName) evaluates part of its #Predicate in memory (untranslated: .evaluateInMemory), which only findAll, findFirst, count, exists and observe can do; this operation runs in SQL. Nothing was run.",
+                model: table.modelName,
+                suggestion:
+                    "Find the records with the in-memory filter, then act on their keys; or write the predicate so that it translates.")
+        }
+    }
+
     /// `SELECT columns FROM table WHERE … ORDER BY … LIMIT …`.
     func select<Model>(_ columns: String, _ query: Query<Model>, ordered: Bool = true) throws -> SQLFragment {
-        if let failure = query.failure { throw failure }
+        try checkRunsInSQL(query)
         var fragment = SQLFragment("SELECT \(columns) FROM \(table.quotedTable)")
         fragment = fragment + (try whereClause(query.predicate))
         if ordered || query.isPaged { fragment = fragment + (try orderClause(query.orderings)) }
@@ -162,7 +177,7 @@ struct QueryCompiler {
 
     /// What to aggregate over: the table filtered, or — for a paged query — the page.
     func source<Model>(_ query: Query<Model>, columns: String) throws -> SQLFragment {
-        if let failure = query.failure { throw failure }
+        try checkRunsInSQL(query)
         guard query.isPaged else {
             return SQLFragment(table.quotedTable) + (try whereClause(query.predicate))
         }

@@ -113,6 +113,10 @@ private struct Gadget: StoredModel, Equatable {
             #Predicate { $0.stock % 3 == 0 },
             #Predicate { $0.stock / 4 == 1 },
             #Predicate { -$0.stock > 0 },
+            #Predicate { $0.tags.count == 2 },
+            #Predicate { $0.tags.isEmpty },
+            #Predicate { $0.tags.allSatisfy { $0 != "x" } },
+            #Predicate { (2...9).contains($0.stock) },
             #Predicate { ($0.stock % 2 == 0 ? $0.stock : 0) > 4 },
             #Predicate { $0.stock > 3 ? $0.price != nil : $0.name.contains("o") },
             #Predicate { ($0.price ?? 0) / 2 > 0.5 },
@@ -123,9 +127,9 @@ private struct Gadget: StoredModel, Equatable {
         predicates.append(#Predicate { $0.spot.flatMap { $0.rank > 2 } ?? true })
         var informative = 0
         for predicate in predicates where try check(predicate, records, test) { informative += 1 }
-        #expect(predicates.count >= 46)
+        #expect(predicates.count >= 50)
         // The records exercise the predicates: most match some records and not others.
-        #expect(informative >= 40, "only \(informative) predicates told records apart")
+        #expect(informative >= 44, "only \(informative) predicates told records apart")
     }
 
     @Test func translatesToBoundSQLWithNoValueSpliced() throws {
@@ -143,7 +147,7 @@ private struct Gadget: StoredModel, Equatable {
         let test = try store(with: Self.gadgets(count: 10))
         test.resetSQL()
         let error = #expect(throws: ModelStoreError.self) {
-            _ = try Gadget.filter(#Predicate { $0.tags.count > 1 }).findAll(in: test.store)
+            _ = try Gadget.filter(#Predicate { $0.tags.first == "x" }).findAll(in: test.store)
         }
         #expect(error?.code == .invalidQuery)
         #expect(error?.model == "Gadget")
@@ -153,10 +157,58 @@ private struct Gadget: StoredModel, Equatable {
             _ = try Gadget.filter(#Predicate { $0.spot == spot }).findAll(in: test.store)
         }
         #expect(noSQLValue?.code == .invalidQuery)
-        let throughARelationship = #expect(throws: ModelStoreError.self) {
-            _ = try Player.filter(#Predicate { $0.team?.name == "Rockets" }).findAll(in: test.store)
+        // Swift counts characters, SQLite code points: refused rather than differing on "é".
+        let characters = #expect(throws: ModelStoreError.self) {
+            _ = try Gadget.filter(#Predicate { $0.name.count > 2 }).findAll(in: test.store)
         }
-        #expect(throughARelationship?.code == .invalidQuery)
+        #expect(characters?.code == .invalidQuery)
+        #expect(characters?.message.contains("characters") == true)
+        // `!` on nil makes Swift's evaluate throw; SQL would silently skip the record.
+        let forced = #expect(throws: ModelStoreError.self) {
+            _ = try Gadget.filter(#Predicate { $0.price! > 1 }).findAll(in: test.store)
+        }
+        #expect(forced?.code == .invalidQuery)
+        #expect(forced?.value?.hasPrefix("ForcedUnwrap") == true)
+        // Swift traps on a range whose bounds are out of order; the store refuses it instead.
+        let (low, high) = (5, 2)
+        let backwards = #expect(throws: ModelStoreError.self) {
+            _ = try Gadget.filter(#Predicate { (low...high).contains($0.stock) }).findAll(in: test.store)
+        }
+        #expect(backwards?.code == .invalidQuery)
+        #expect(backwards?.value == "5...2")
+        #expect(!test.sql.contains { $0.hasPrefix("SELECT") })
+    }
+
+    @Test func keyPathsThroughARelationshipBecomeSubqueriesOfTheSameStatement() throws {
+        let test = try TestStore()
+        var rockets = Team(id: 1, name: "Rockets")
+        rockets.players = [Player(id: 1, name: "a")]
+        rockets.coach = Coach(id: 1, name: "Ann")
+        var comets = Team(id: 2, name: nil)
+        comets.players = [Player(id: 2, name: "b")]
+        _ = try Team.save([rockets, comets], in: test.store)
+        try Player(id: 3, name: "c").save(in: test.store)
+        test.resetSQL()
+        #expect(try Player.findAll(where: #Predicate { $0.team?.name == "Rockets" }, loading: .none, in: test.store).map(\.id) == [1])
+        #expect(test.sql.filter { $0.hasPrefix("SELECT") }.count == 1)
+        // nil when linked to none, and when the linked record's value is nil, as in Swift.
+        #expect(try Player.findAll(where: #Predicate { $0.team?.name != "Rockets" }, in: test.store).map(\.id) == [2, 3])
+        #expect(try Player.findAll(where: #Predicate { $0.team?.name == nil }, in: test.store).map(\.id) == [2, 3])
+        #expect(try Player.findAll(where: #Predicate { $0.team == nil }, in: test.store).map(\.id) == [3])
+        #expect(try Player.findAll(where: #Predicate { $0.team != nil }, in: test.store).map(\.id) == [1, 2])
+        // A to-one stored on the other side (a team's coach) and a to-many.
+        #expect(try Team.findAll(where: #Predicate { $0.coach?.name == "Ann" }, in: test.store).map(\.id) == [1])
+        #expect(try Team.findAll(where: #Predicate { $0.players?.contains { $0.name == "b" } == true }, in: test.store).map(\.id) == [2])
+        #expect(try Team.findAll(where: #Predicate { ($0.players?.count ?? 0) == 1 }, in: test.store).map(\.id) == [1, 2])
+        let twoHops = #expect(throws: ModelStoreError.self) {
+            _ = try Coach.findAll(where: #Predicate { $0.team?.players?.isEmpty == false }, in: test.store)
+        }
+        #expect(twoHops?.code == .invalidQuery)
+        let wholeRecord = #expect(throws: ModelStoreError.self) {
+            _ = try Player.findAll(where: #Predicate { $0.team == rockets }, in: test.store)
+        }
+        #expect(wholeRecord?.code == .invalidQuery)
+        #expect(wholeRecord?.message.contains("nil") == true)
     }
 
     @Test func partsThatUseNoRecordAreEvaluatedOnceAsValues() throws {
