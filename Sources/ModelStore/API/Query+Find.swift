@@ -54,12 +54,12 @@ extension Query {
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func count(in store: ModelStore? = nil) throws -> Int {
-        try ModelStore.resolve(store).read { try $0.count(self) }
+        try ModelStore.resolve(store).read { try $0.countMatching(self) }
     }
 
     /// `count(in:)`, delivered later on the store's completion queue.
     public func count(in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void) {
-        ModelStore.resolve(store).read({ try $0.count(self) }, completion: completion)
+        ModelStore.resolve(store).read({ try $0.countMatching(self) }, completion: completion)
     }
 
     /// `count(in:)` without blocking the calling task.
@@ -68,7 +68,7 @@ extension Query {
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func count(in store: ModelStore? = nil) async throws -> Int {
-        try await ModelStore.resolve(store).read { try $0.count(self) }
+        try await ModelStore.resolve(store).read { try $0.countMatching(self) }
     }
 
     /// Whether the query selects any record.
@@ -77,12 +77,12 @@ extension Query {
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func exists(in store: ModelStore? = nil) throws -> Bool {
-        try ModelStore.resolve(store).read { try $0.exists(self) }
+        try ModelStore.resolve(store).read { try $0.existsMatching(self) }
     }
 
     /// `exists(in:)`, delivered later on the store's completion queue.
     public func exists(in store: ModelStore? = nil, completion: @escaping @Sendable (Result<Bool, ModelStoreError>) -> Void) {
-        ModelStore.resolve(store).read({ try $0.exists(self) }, completion: completion)
+        ModelStore.resolve(store).read({ try $0.existsMatching(self) }, completion: completion)
     }
 
     /// `exists(in:)` without blocking the calling task.
@@ -91,7 +91,7 @@ extension Query {
     ///   table changed behind the store's back, `.closed` or `.noStore`, and the store's open errors
     ///   (`.cannotOpen`, `.notADatabase`, `.corrupt`).
     public func exists(in store: ModelStore? = nil) async throws -> Bool {
-        try await ModelStore.resolve(store).read { try $0.exists(self) }
+        try await ModelStore.resolve(store).read { try $0.existsMatching(self) }
     }
 
     /// The query's records as another `Decodable` type, reading only the columns it decodes:
