@@ -64,6 +64,11 @@ let package = Package(
                 "BenchCore", "CBaseline", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // W5's pages as Foundation's #Predicate and SortDescriptor, next to typed conditions.
+        .executableTarget(
+            name: "predicate-bench",
+            dependencies: ["BenchCore", .product(name: "ModelStore", package: root)]
+        ),
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]
