@@ -1,3 +1,5 @@
+import Foundation
+
 /// The SQL type a column is declared with; it sets SQLite's type affinity.
 enum StorageType: String, Sendable {
     case integer = "INTEGER"
@@ -38,6 +40,13 @@ struct ColumnDescription: Sendable {
 
     var isJSON: Bool {
         if case .json = coding { return true }
+        return false
+    }
+
+    /// Whether the column holds a `Decimal` as its exact text, which orders by bytes ("10" <
+    /// "9"): ordering comparisons, sorts and min/max of it need the decimal collation.
+    var holdsDecimal: Bool {
+        if case .convertible(let type) = coding { return type == Decimal.self }
         return false
     }
 }

@@ -12,8 +12,32 @@ extension Session {
                 model: table.modelName, column: column.name, suggestion: "Read the values and add them up in Swift.")
         }
         let source = try compiler.source(query, columns: name)
-        let value = try scalar(SQLFragment("SELECT \(function)(\(name)) FROM ") + source) ?? .null
+        let value = try refiningDecimalSum(table, column) {
+            try scalar(SQLFragment("SELECT \(Self.aggregateSQL(function, of: name, compiler, column)) FROM ") + source) ?? .null
+        }
         return try loaded([value], format, table, column)[0]
+    }
+
+    /// `function(column)`, exact for a Decimal column: min and max compare its text as
+    /// numbers, and sum adds Decimals (`modelstore_decimal_sum`) rather than binary floating
+    /// point. avg stays SQL's, a Double by its type.
+    static func aggregateSQL(_ function: String, of column: String, _ compiler: QueryCompiler, _ reference: ColumnReference) -> String {
+        let collation = compiler.orderingCollation(for: reference)
+        guard !collation.isEmpty else { return "\(function)(\(column))" }
+        switch function {
+        case "min", "max": return "\(function)(\(column)\(collation))"
+        case "sum": return "\(DecimalSum.name)(\(column))"
+        default: return "\(function)(\(column))"
+        }
+    }
+
+    /// Runs `body`, turning a failure of a Decimal sum into the error its cause deserves.
+    func refiningDecimalSum<T>(_ table: TableDescription, _ column: ColumnReference, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ModelStoreError {
+            throw DecimalSum.refined(error, model: table.modelName, column: column.name) ?? error
+        }
     }
 
     /// Values read from a column in its declared form, in the type's own form: what the
@@ -51,7 +75,7 @@ extension Session {
         let name = try compiler.column(column)
         let sql =
             SQLFragment("SELECT DISTINCT \(name) FROM ") + (try compiler.source(query, columns: name))
-            + SQLFragment(" ORDER BY \(name)")
+            + SQLFragment(" ORDER BY \(name)\(compiler.orderingCollation(for: column))")
         return try loaded(columnValues(of: sql), declaredForm(table, column), table, column)
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Session {
     /// The groups of a grouped query, one `R` per group: `SELECT groups, aggregates FROM …
     /// GROUP BY … HAVING … ORDER BY … LIMIT …`, one statement.
@@ -56,14 +58,15 @@ extension Session {
                         "The grouped query on \(table.modelName) is ordered by '\(reference.described)', which it is not grouped by, so a group has no single value of it.",
                         model: table.modelName, column: reference.described)
                 }
-                term = sql
+                term = sql + compiler.orderingCollation(for: reference)
             case .computed(let aggregate):
-                term = try self.sql(of: aggregate, compiler)
+                term = try self.sql(of: aggregate, compiler) + collation(of: aggregate, compiler)
             }
             terms.append(term + (ordering.descending ? " DESC" : ""))
         }
         // The groups break ties, so pages of groups never overlap or skip.
-        terms += groupSQL.filter { group in !terms.contains { $0 == group || $0 == group + " DESC" } }
+        let collatedGroups = zip(query.groups, groupSQL).map { $1 + compiler.orderingCollation(for: $0) }
+        terms += collatedGroups.filter { group in !terms.contains { $0 == group || $0 == group + " DESC" } }
         if !terms.isEmpty { statement.sql += " ORDER BY " + terms.joined(separator: ", ") }
         if let limit = query.limit {
             statement = statement + SQLFragment(" LIMIT ? OFFSET ?", [.integer(Int64(limit)), .integer(Int64(query.offset ?? 0))])
@@ -73,8 +76,20 @@ extension Session {
         try prepared.bind(statement.values)
         let decoder = RowDecoder(statement: prepared, layout: layout, keyPositions: [])
         var rows: [R] = []
-        while try prepared.step() { rows.append(try decoder.decode(type)) }
+        do {
+            while try prepared.step() { rows.append(try decoder.decode(type)) }
+        } catch let error as ModelStoreError {
+            let summed = aggregates.lazy.compactMap { $0.expression.function == .sum ? $0.expression.column : nil }
+            throw summed.lazy.compactMap { DecimalSum.refined(error, model: table.modelName, column: $0.name) }.first ?? error
+        }
         return rows
+    }
+
+    /// The collation an aggregate's value orders by: a Decimal column's for its min, max and
+    /// sum (all Decimal text), none for count and avg (numbers).
+    private func collation(of aggregate: AggregateExpression, _ compiler: QueryCompiler) -> String {
+        guard let reference = aggregate.column, [.min, .max, .sum].contains(aggregate.function) else { return "" }
+        return compiler.orderingCollation(for: reference)
     }
 
     private func sql(of aggregate: AggregateExpression, _ compiler: QueryCompiler) throws -> String {
@@ -93,7 +108,17 @@ extension Session {
                         ? "Name the aggregate `as: \"\(reference.name)\"`." : "Read the values and add them up in Swift.")
             }
         }
-        return "\(aggregate.function.rawValue)(\(aggregate.distinct ? "DISTINCT " : "")\(column))"
+        return Self.aggregateSQL(aggregate.function.rawValue, of: (aggregate.distinct ? "DISTINCT " : "") + column, compiler, reference)
+    }
+
+    /// A number compared with a Decimal aggregate, as Decimal text: the aggregate is TEXT, and
+    /// SQLite orders every number before every text.
+    private func decimalText(_ value: SQLValue, _ aggregate: AggregateExpression, _ compiler: QueryCompiler) throws -> SQLValue {
+        guard !collation(of: aggregate, compiler).isEmpty else { return value }
+        switch value {
+        case .integer, .real: return try Decimal(sqlValue: value).sqlValue
+        default: return value
+        }
     }
 
     private func having<M>(_ node: GroupCondition<M>.Node, _ compiler: QueryCompiler) throws -> SQLFragment {
@@ -102,7 +127,9 @@ extension Session {
             guard !value.isNull else {
                 return SQLFragment("\(try sql(of: aggregate, compiler)) IS \(op == .notEqual ? "NOT " : "")NULL")
             }
-            return SQLFragment("\(try sql(of: aggregate, compiler)) \(op.rawValue) ?", [value])
+            let collation = op == .equal || op == .notEqual ? "" : collation(of: aggregate, compiler)
+            return SQLFragment(
+                "\(try sql(of: aggregate, compiler))\(collation) \(op.rawValue) ?", [try decimalText(value, aggregate, compiler)])
         case .and(let lhs, let rhs):
             let (left, right) = (try having(lhs, compiler), try having(rhs, compiler))
             return SQLFragment("(\(left.sql)) AND (\(right.sql))", left.values + right.values)

@@ -252,7 +252,12 @@ struct PredicateTranslator {
         let context = Self.context(of: left) ?? Self.context(of: right)
         let l = try sql(left, context: context)
         let r = try sql(right, context: context)
-        return .sql(SQLFragment("\(l.sql) \(op) \(r.sql)", l.values + r.values))
+        // A Decimal column orders by its number, not its text; COLLATE on either side decides.
+        var collation = ""
+        for case .column(let reference) in [left, right] where collation.isEmpty && ["<", "<=", ">", ">="].contains(op) {
+            collation = compiler.orderingCollation(for: reference)
+        }
+        return .sql(SQLFragment("\(l.sql) \(op) \(r.sql)\(collation)", l.values + r.values))
     }
 
     /// `lhs op rhs` for arithmetic and other value operators.

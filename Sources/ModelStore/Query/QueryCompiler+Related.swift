@@ -112,7 +112,9 @@ extension QueryCompiler {
                 suggestion: "Order by a to-one relationship's value, or by RelatedCount(\\.\(name)).")
         }
         let target = try target(relationship)
-        let value = try target.expression(reference)
+        // The collation inside the subquery carries to the ORDER BY term (SQLite takes a scalar
+        // subquery's collation from its result column).
+        let value = try target.expression(reference) + target.orderingCollation(for: reference)
         let outer = { (column: String) in self.qualifier + "." + quoted(column) }
         let pairs: [(String, String)]
         switch relationship.storage {

@@ -94,6 +94,17 @@ struct QueryCompiler {
         return "json_extract(\(base), '\(try Self.jsonPath(reference.path, table: table, reference: reference))')"
     }
 
+    /// ` COLLATE modelstore_decimal` for a column that holds a `Decimal` (its exact text, which
+    /// SQLite would order by bytes: "10" < "9"), or "" for any other column and for a value
+    /// inside a JSON-stored one (a JSON number compares as a number). Ordering comparisons,
+    /// ORDER BY terms and min/max arguments append it; equality needs none (the text is canonical).
+    func orderingCollation(for reference: ColumnReference) -> String {
+        guard reference.path.isEmpty, let position = table.layout.position(of: reference.name),
+            table.columns[position].holdsDecimal
+        else { return "" }
+        return " COLLATE " + DecimalCollation.name
+    }
+
     /// `$."a"."b"`: each property quoted, so names with dots or brackets stay one label.
     static func jsonPath(_ components: [String], table: TableDescription, reference: ColumnReference) throws -> String {
         var path = "$"
@@ -126,7 +137,7 @@ struct QueryCompiler {
             let term: SQLFragment
             switch ordering.term {
             case .column(let reference):
-                term = SQLFragment(try expression(reference))
+                term = SQLFragment(try expression(reference) + orderingCollation(for: reference))
                 if reference.path.isEmpty { named.insert(reference.name) }
             case .related(let relationship, let reference):
                 term = try relatedValue(relationship, reference)
@@ -190,14 +201,16 @@ struct QueryCompiler {
     func compile(_ node: PredicateNode) throws -> SQLFragment {
         switch node {
         case .compare(let reference, let op, let value):
-            return SQLFragment("\(try expression(reference)) \(op.rawValue) ?", try bound([value], for: reference))
+            let collation = op == .equal || op == .notEqual ? "" : orderingCollation(for: reference)
+            return SQLFragment("\(try expression(reference))\(collation) \(op.rawValue) ?", try bound([value], for: reference))
         case .isNull(let reference, let negated):
             return SQLFragment("\(try expression(reference)) IS \(negated ? "NOT " : "")NULL")
         case .membership(let reference, let values, let negated):
             return try membership(expression(reference), bound(values, for: reference), negated: negated)
         case .between(let reference, let lower, let upper, let negated):
             return SQLFragment(
-                "\(try expression(reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?", try bound([lower, upper], for: reference))
+                "\(try expression(reference))\(orderingCollation(for: reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?",
+                try bound([lower, upper], for: reference))
         case .text(let reference, let match, let text, let caseInsensitive):
             return try textMatch(try expression(reference), match, text, caseInsensitive: caseInsensitive)
         case .translated(let translate):

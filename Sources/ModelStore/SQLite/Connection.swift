@@ -39,6 +39,9 @@ final class Connection {
         // Every connection, writer and readers alike: a quoted name that is not a column must
         // fail, never compare as a string (a column renamed behind the store's back).
         _ = csqlite_disable_double_quoted_strings(db)
+        // Every connection: queries on Decimal columns name the collation and the sum (a
+        // failure here closes the handle through deinit).
+        try registerDecimalFunctions()
     }
 
     /// The first `count` bytes of the main database file (fewer when it is shorter) and its
