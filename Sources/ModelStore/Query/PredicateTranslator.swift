@@ -253,11 +253,25 @@ struct PredicateTranslator {
         let l = try sql(left, context: context)
         let r = try sql(right, context: context)
         // A Decimal column orders by its number, not its text; COLLATE on either side decides.
-        var collation = ""
-        for case .column(let reference) in [left, right] where collation.isEmpty && ["<", "<=", ">", ">="].contains(op) {
-            collation = compiler.orderingCollation(for: reference)
-        }
+        let collation = ["<", "<=", ">", ">="].contains(op) ? try orderingCollation(left, right) : ""
         return .sql(SQLFragment("\(l.sql) \(op) \(r.sql)\(collation)", l.values + r.values))
+    }
+
+    /// ` COLLATE modelstore_decimal` when either term is a Decimal property (of this record or
+    /// of a related one), so it orders by its number, not its text; else nothing.
+    func orderingCollation(_ terms: PredicateTerm...) throws -> String {
+        for term in terms {
+            switch term {
+            case .column(let reference):
+                let collation = compiler.orderingCollation(for: reference)
+                if !collation.isEmpty { return collation }
+            case .relatedColumn(let name, let reference):
+                let collation = try compiler.relatedCompiler(name).orderingCollation(for: reference)
+                if !collation.isEmpty { return collation }
+            default: continue
+            }
+        }
+        return ""
     }
 
     /// `lhs op rhs` for arithmetic and other value operators.
@@ -796,7 +810,9 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatable {
         let value = try translator.sql(item, context: context)
         let lower = try translator.sql(bounds.lower, context: context)
         let upper = try translator.sql(bounds.upper, context: context)
-        let sql = "(\(lower.sql) <= \(value.sql) AND \(value.sql) \(bounds.closed ? "<=" : "<") \(upper.sql))"
+        let collation = try translator.orderingCollation(item)
+        let sql =
+            "(\(lower.sql) <= \(value.sql)\(collation) AND \(value.sql) \(bounds.closed ? "<=" : "<") \(upper.sql)\(collation))"
         return .sql(SQLFragment(sql, lower.values + value.values + value.values + upper.values))
     }
 }

@@ -212,6 +212,8 @@ private struct Captured {
             ("code != c", #Predicate { $0.code != code }),
             ("amount == c", #Predicate { $0.amount == amount }),
             ("amount != c", #Predicate { $0.amount != amount }),
+            ("amount < c", #Predicate { $0.amount < amount }),
+            ("amount >= c", #Predicate { $0.amount >= amount }),
             ("flag", #Predicate { $0.flag }),
             ("!flag", #Predicate { !$0.flag }),
             ("flag == (stock > c)", #Predicate { $0.flag == ($0.stock > stock) }),
@@ -265,6 +267,7 @@ private struct Captured {
         [SortDescriptor(\OracleItem.made), SortDescriptor(\OracleItem.id, order: .reverse)],
         [SortDescriptor(\OracleItem.big, order: .reverse)],
         [SortDescriptor(\OracleItem.code)],
+        [SortDescriptor(\OracleItem.amount, order: .reverse)],
     ]
 
     @Test func theStoreReturnsExactlyTheRecordsFoundationsEvaluateAccepts() throws {
