@@ -179,6 +179,25 @@ private struct Gadget: StoredModel, Equatable {
         #expect(!test.sql.contains { $0.hasPrefix("SELECT") })
     }
 
+    /// Swift's `==` finds canonically equivalent text equal; SQLite compares code points. The
+    /// README documents it; this holds the documentation true.
+    @Test func decomposedTextComparesByItsCodePoints() throws {
+        var composed = Self.gadgets(count: 1)[0]
+        composed.id = 1
+        composed.name = "caf\u{E9}"
+        var decomposed = composed
+        decomposed.id = 2
+        decomposed.name = "cafe\u{301}"
+        let test = try store(with: [composed, decomposed])
+        let predicate = #Predicate<Gadget> { $0.name == "caf\u{E9}" }
+        #expect(try [composed, decomposed].filter { try predicate.evaluate($0) }.map(\.id) == [1, 2])
+        #expect(try Gadget.filter(predicate).findAll(in: test.store).map(\.id) == [1])
+        // In-memory evaluation does not change that: the parts that translate still select.
+        #expect(
+            try Gadget.filter(#Predicate { $0.name.contains("caf") && $0.name == "caf\u{E9}" }, untranslated: .evaluateInMemory)
+                .findAll(in: test.store).map(\.id) == [1])
+    }
+
     @Test func keyPathsThroughARelationshipBecomeSubqueriesOfTheSameStatement() throws {
         let test = try TestStore()
         var rockets = Team(id: 1, name: "Rockets")
