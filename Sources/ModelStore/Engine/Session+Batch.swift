@@ -47,13 +47,16 @@ extension Session {
         let row = RowEncoder(layout: table.layout)
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
         var reuse: (shape: ColumnMask, statement: Statement)?
+        let callbacks = ModelCallbacks.of(M.self).save
         // A buffer pointer, not `enumerated()`: this generic code is not specialized for the
         // model type, and the sequence machinery would look up metadata on every element.
         try models.withUnsafeBufferPointer { buffer in
             for offset in 0..<buffer.count {
                 do {
-                    try row.encode(buffer[offset])
-                    result.count(try upsert(row, table, owner, reuse: &reuse))
+                    try encodeForWriting(buffer[offset], into: row, table, callbacks: callbacks)
+                    let outcome = try upsert(row, table, owner, reuse: &reuse)
+                    result.count(outcome)
+                    if callbacks { try didSave(buffer[offset], outcome: outcome, table, row) }
                     if table.assignsKeys { try result.noteAssignedKey(of: row, table) }
                 } catch let error as ModelStoreError {
                     throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
@@ -82,9 +85,10 @@ extension Session {
         rows.reserveCapacity(models.count)
         matches.reserveCapacity(models.count)
         let row = RowEncoder(layout: table.layout)
+        let callbacks = ModelCallbacks.of(M.self).save
         for (offset, model) in models.enumerated() {
             do {
-                try row.encode(model)
+                try encodeForWriting(model, into: row, table, callbacks: callbacks)
                 rows.append((row.values, row.present))
                 try table.checkMatchValues(rows[offset], shared: shared, varying: varying, against: rows.first!, at: offset)
                 matches.append(table.folded(RecordKey(rows[offset].values, at: varying), at: varying))
@@ -102,19 +106,18 @@ extension Session {
             let element = rows[offset]
             do {
                 row.load(values: element.values, present: element.present)
+                let outcome: SaveOutcome
                 if let key = existing[matches[offset]] {
-                    var columns = element.present
-                    for position in table.keyPositions { columns.remove(position) }
-                    if !columns.isEmpty, try update(row, columns: columns, key: key, table, owner, onlyIfChanged: true) {
-                        result.updated += 1
-                    } else {
-                        result.unchanged += 1
-                    }
+                    let columns = table.updatable(element.present)
+                    let changed = try !columns.isEmpty && update(row, columns: columns, key: key, table, owner, onlyIfChanged: true)
+                    outcome = changed ? .updated : .unchanged
                 } else {
                     try insert(row, table, owner)
                     existing[matches[offset]] = try table.key(of: row)
-                    result.inserted += 1
+                    outcome = .inserted
                 }
+                result.count(outcome)
+                if callbacks { try didSave(models[offset], outcome: outcome, table, row) }
             } catch let error as ModelStoreError {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }

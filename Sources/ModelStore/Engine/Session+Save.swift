@@ -29,11 +29,14 @@ extension Session {
         -> SaveOutcome
     {
         let row = RowEncoder(layout: table.layout)
-        try row.encode(model)
+        let callbacks = ModelCallbacks.of(M.self).save
+        try encodeForWriting(model, into: row, table, callbacks: callbacks)
         for name in clearing {
             row.setNull(at: try table.clearablePosition(name, carried: row))
         }
-        return try write(row, into: table, owner: ObjectIdentifier(M.self), mode: mode)
+        let outcome = try write(row, into: table, owner: ObjectIdentifier(M.self), mode: mode)
+        if callbacks { try didSave(model, outcome: outcome, table, row) }
+        return outcome
     }
 
     /// The key of `model`'s record.
@@ -66,8 +69,7 @@ extension Session {
                 }
                 return .inserted
             case .update:
-                var updated = row.present
-                for position in table.keyPositions { updated.remove(position) }
+                let updated = table.updatable(row.present)
                 let found =
                     updated.isEmpty
                     ? try exists(table, owner, key) : try update(row, columns: updated, key: key, table, owner)

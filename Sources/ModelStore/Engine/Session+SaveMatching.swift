@@ -6,8 +6,11 @@ extension Session {
         let table = try table(M.self)
         let owner = ObjectIdentifier(M.self)
         let row = RowEncoder(layout: table.layout)
-        try row.encode(model)
-        return try save(row, table: table, owner: owner, matching: predicate, updatingAll: updatingAll)
+        let callbacks = ModelCallbacks.of(M.self).save
+        try encodeForWriting(model, into: row, table, callbacks: callbacks)
+        let outcome = try save(row, table: table, owner: owner, matching: predicate, updatingAll: updatingAll)
+        if callbacks { try didSave(model, outcome: outcome, table, row) }
+        return outcome
     }
 
     /// Saves `model` into the record whose `properties` equal the model's values.
@@ -15,7 +18,8 @@ extension Session {
         let table = try table(M.self)
         let compiler = compiler(table)
         let row = RowEncoder(layout: table.layout)
-        try row.encode(model)
+        let callbacks = ModelCallbacks.of(M.self).save
+        try encodeForWriting(model, into: row, table, callbacks: callbacks)
         guard !properties.isEmpty else {
             throw ModelStoreError(.invalidQuery, "A save of \(table.modelName) by matching properties names none.", model: table.modelName)
         }
@@ -30,7 +34,9 @@ extension Session {
             }
             conditions.append(.compare(property, .equal, value))
         }
-        return try save(row, table: table, owner: ObjectIdentifier(M.self), matching: .and(conditions), updatingAll: updatingAll)
+        let outcome = try save(row, table: table, owner: ObjectIdentifier(M.self), matching: .and(conditions), updatingAll: updatingAll)
+        if callbacks { try didSave(model, outcome: outcome, table, row) }
+        return outcome
     }
 
     private func save(
@@ -56,8 +62,7 @@ extension Session {
                 "More than one \(table.modelName) record matches (\(keys.map(table.describeKey).joined(separator: "; ")), …); a save updates one.",
                 model: table.modelName, suggestion: "Narrow the match, or pass updatingAll: true to update every matching record.")
         }
-        var columns = row.present
-        for position in table.keyPositions { columns.remove(position) }
+        let columns = table.updatable(row.present)
         guard !columns.isEmpty else { return .updated }
         for key in keys {
             _ = try update(row, columns: columns, key: key, table, owner)

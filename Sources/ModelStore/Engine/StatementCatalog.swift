@@ -34,18 +34,33 @@ enum StatementCatalog: Int {
         case .deleteAll:
             return "DELETE\(from)"
         case .updateByKey:
-            let assignments = table.columns.indices.filter(shape.contains)
-                .map { quoted(table.columns[$0].name) + " = ?" }.joined(separator: ", ")
+            let positions = table.columns.indices.filter(shape.contains)
+            if let stamp = table.updatedPosition, shape.contains(stamp), positions.count > 1 {
+                // The change date moves only when another value changes: numbered parameters,
+                // each value bound once, read by its assignment and by the test.
+                let numbered = positions.enumerated().map { (name: quoted(table.columns[$1].name), mark: "?\($0 + 1)", position: $1) }
+                let changed = numbered.filter { $0.position != stamp }.map { "\($0.name) IS NOT \($0.mark) COLLATE BINARY" }
+                    .joined(separator: " OR ")
+                let assignments = numbered.map {
+                    $0.position == stamp
+                        ? "\($0.name) = CASE WHEN \(changed) THEN \($0.mark) ELSE \($0.name) END" : "\($0.name) = \($0.mark)"
+                }.joined(separator: ", ")
+                return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition)"
+            }
+            let assignments = positions.map { quoted(table.columns[$0].name) + " = ?" }.joined(separator: ", ")
             return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition)"
         case .updateByKeyIfChanged:
             // Numbered parameters: each value is bound once and read twice; the key's plain
             // `?`s number on from the last of them.
-            let names = table.columns.indices.filter(shape.contains).map { quoted(table.columns[$0].name) }
+            let positions = table.columns.indices.filter(shape.contains)
+            let names = positions.map { quoted(table.columns[$0].name) }
             let assignments = names.enumerated().map { "\($1) = ?\($0 + 1)" }.joined(separator: ", ")
             // COLLATE BINARY: a column's own collation (NOCASE, RTRIM, in a table another tool
-            // made) would call "Bob" equal to "bob" and skip a real change.
-            let changed = names.enumerated().map { "\($1) IS NOT ?\($0 + 1) COLLATE BINARY" }.joined(separator: " OR ")
-            return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition) AND (\(changed))"
+            // made) would call "Bob" equal to "bob" and skip a real change. The change date
+            // is not a change in itself.
+            let changed = zip(positions, names).enumerated().filter { $1.0 != table.updatedPosition }
+                .map { "\($1.1) IS NOT ?\($0 + 1) COLLATE BINARY" }.joined(separator: " OR ")
+            return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition) AND (\(changed.isEmpty ? "0" : changed))"
         case .upsertReturning:
             return sql(.upsert, table, shape: shape) + " RETURNING \(table.selectList)"
         case .insert, .insertIfAbsent, .upsert:
@@ -66,13 +81,17 @@ enum StatementCatalog: Int {
     /// key does. The WHERE skips records that already hold every value: an unchanged
     /// re-import writes nothing (not even to the WAL), and the save can tell it was unchanged.
     private static func upsertClauses(_ table: TableDescription, shape: ColumnMask) -> String {
-        let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) }
-        guard !updated.isEmpty else { return " ON CONFLICT DO NOTHING" }
+        // A stored record keeps its creation date, and its change date is not a change.
+        let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) && $0 != table.createdPosition }
+        let compared = updated.filter { $0 != table.updatedPosition }
+        guard !compared.isEmpty else { return " ON CONFLICT DO NOTHING" }
         let names = updated.map { quoted(table.columns[$0].name) }
         let action =
             " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             // COLLATE BINARY: see updateByKeyIfChanged; bytes decide what changed.
-            + " WHERE " + names.map { "\($0) IS NOT excluded.\($0) COLLATE BINARY" }.joined(separator: " OR ")
+            + " WHERE "
+            + compared.map { quoted(table.columns[$0].name) }.map { "\($0) IS NOT excluded.\($0) COLLATE BINARY" }
+            .joined(separator: " OR ")
         var sql = " ON CONFLICT (\(table.keyOrder))" + action
         guard Connection.supportsMultipleUpsertClauses else { return sql }
         for index in table.indexes where index.isUnique && index.positions.allSatisfy(shape.contains) {

@@ -139,7 +139,8 @@ extension Session {
     func deleteAll<M: StoredModel>(_ type: M.Type) throws -> Int {
         let table = try table(type)
         switch path(table) {
-        case .plain: return try deleteRecords(table, owner: ObjectIdentifier(type))
+        case .plain:
+            return try withDeleteCallbacks(type, table, where: SQLFragment("1")) { try deleteRecords(table, owner: ObjectIdentifier(type)) }
         case .graph: return try delete(type, where: SQLFragment("1"), describing: "All \(table.modelName) records", selectsByKey: true)
         }
     }
@@ -149,7 +150,11 @@ extension Session {
         let table = try table(M.self)
         switch path(table) {
         case .plain:
-            return try deleteRecords(query, in: table)
+            guard ModelCallbacks.of(M.self).delete else { return try deleteRecords(query, in: table) }
+            let selection = try selection(query, table)
+            let condition =
+                selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
+            return try withDeleteCallbacks(M.self, table, where: condition) { try deleteRecords(query, in: table) }
         case .graph:
             let selection = try selection(query, table)
             let condition =
@@ -161,7 +166,9 @@ extension Session {
     private func delete<M: StoredModel>(_ type: M.Type, _ table: TableDescription, key: [SQLValue]) throws -> Int {
         switch path(table) {
         case .plain:
-            return try deleteRecord(table, owner: ObjectIdentifier(type), key: key)
+            return try withDeleteCallbacks(type, table, where: SQLFragment(table.keyCondition, key)) {
+                try deleteRecord(table, owner: ObjectIdentifier(type), key: key)
+            }
         case .graph:
             do {
                 return try delete(
@@ -212,11 +219,13 @@ extension Session {
         switch path(table) {
         case .plain:
             let row = RowEncoder(layout: table.layout)
-            try row.encode(model)
+            let callbacks = ModelCallbacks.of(M.self).save
+            try encodeForWriting(model, into: row, table, callbacks: callbacks)
             for name in clearing { row.setNull(at: try table.clearablePosition(name, carried: row)) }
-            let (_, stored) = try saveReturning(row, table, owner, mode: .upsert) { statement in
+            let (outcome, stored) = try saveReturning(row, table, owner, mode: .upsert) { statement in
                 try RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions).decode(M.self)
             }
+            if callbacks { try didSave(model, outcome: outcome, table, row) }
             if let stored { return stored }
             return try require(findRecord(M.self, in: table, key: try table.key(of: row)), table)
         case .graph:

@@ -31,6 +31,17 @@ extension Session {
             if let scratch { try? connection.execute("DROP TABLE IF EXISTS temp.\(quoted(scratch))") }
         }
         let selected = SQLFragment("SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition
+        // Delete callbacks see each record before its rules run and after it is gone.
+        return try withDeleteCallbacks(type, table, where: condition) {
+            try deleteSelected(type, table, selected, condition, describing: describing(), chain: chain, upstream: upstream)
+        }
+    }
+
+    /// The rules and the DELETE of `delete(_:where:…)`, once the selection is fixed.
+    private func deleteSelected<M: StoredModel>(
+        _ type: M.Type, _ table: TableDescription, _ selected: SQLFragment, _ condition: SQLFragment,
+        describing: @autoclosure () -> String, chain: Set<String>, upstream: (property: String, keys: SQLFragment)?
+    ) throws -> Int {
         // Every selected record is gone at the end — a cascade back into this table may take
         // some before the final DELETE does — so the count is taken now.
         let count = try scalar(SQLFragment("SELECT count(*) FROM (") + selected + SQLFragment(")"))

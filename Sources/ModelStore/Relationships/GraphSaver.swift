@@ -153,6 +153,8 @@ final class GraphSaver {
         @exclusivity(unchecked) private var stage = Stage.start
         @exclusivity(unchecked) private var key: [SQLValue] = []
         @exclusivity(unchecked) private var outcome = SaveOutcome.updated
+        /// Whether `M` has save callbacks.
+        private let callbacks = ModelCallbacks.of(M.self).save
         /// The next relationship to look at.
         @exclusivity(unchecked) private var index = 0
         /// Row positions waiting for the key of the to-one target being saved.
@@ -231,6 +233,7 @@ final class GraphSaver {
                     // A new record whose key SQLite assigns when it is written: it cannot
                     // have been saved earlier in this graph, nor be a reference.
                     key = []
+                    try saver.session.prepareForWriting(model.pointee, into: row, table, callbacks: callbacks)
                     stage = .targets
                 } else {
                     key = try table.key(of: row)
@@ -252,6 +255,8 @@ final class GraphSaver {
                     if !links.isEmpty { try saver.writeLinks(links, key: key, table: table, owner: owner) }
                     return .revisited(key)
                 }
+                // Its values will be written: validated, stamped and announced now.
+                try saver.session.prepareForWriting(model.pointee, into: row, table, callbacks: callbacks)
                 stage = .targets
             }
 
@@ -273,6 +278,7 @@ final class GraphSaver {
                 if holdsUniqueLinks { try saver.releasePartners(of: row, key: key, table: table, links: links) }
                 for (position, value) in links { row.set(value, at: position) }
                 outcome = try saver.session.write(row, into: table, owner: owner, mode: mode)
+                if callbacks { try saver.session.didSave(model.pointee, outcome: outcome, table, row) }
                 // Links hold the key as stored: under a collation, "ROCKETS" may have matched
                 // "rockets", and loading matches links to keys byte for byte.
                 if table.hasCollatedKey, let stored = try saver.storedKey(key, in: table) { key = stored }

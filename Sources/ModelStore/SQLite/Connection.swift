@@ -12,6 +12,8 @@ final class Connection {
     private var statementsBySQL: [String: Statement] = [:]
     private var statementsByKey: [StatementKey: Statement] = [:]
     private(set) var transactionDepth = 0
+    /// The date stamping the records of the open transaction (`transactionDate`).
+    private var openTransactionDate: Date?
     private var trace: TraceBox?
     /// Where rows being written keep their text while a statement runs.
     let textArena = TextArena()
@@ -232,6 +234,17 @@ final class Connection {
 
     // MARK: Transactions
 
+    /// The date that stamps every record written in the current transaction (`Timestamps`):
+    /// taken at the first stamp, forgotten when the outermost transaction ends. Outside a
+    /// transaction each write is its own, with its own date.
+    var transactionDate: Date {
+        guard transactionDepth > 0 else { return Date() }
+        if let date = openTransactionDate { return date }
+        let date = Date()
+        openTransactionDate = date
+        return date
+    }
+
     /// Runs `body` in a transaction: `BEGIN IMMEDIATE` at the outermost level (so the write
     /// lock is taken up front and waits out the busy timeout), a savepoint when nested.
     /// Any error thrown rolls back everything `body` did.
@@ -244,6 +257,7 @@ final class Connection {
             try execute("SAVEPOINT \(savepoint)")
         }
         transactionDepth += 1
+        defer { if depth == 0 { openTransactionDate = nil } }
         let result: T
         do {
             result = try body()

@@ -81,6 +81,12 @@ public struct ModelStoreError: Error, Sendable {
         /// A migration step failed; it was rolled back and the store did not open. The
         /// error names the step and, when one was made, the backup from before migrating.
         public static let migrationFailed = Code("migrationFailed")
+        /// A model's `validate()` refused it; nothing of the call was written. The model's
+        /// own error is in `underlying`.
+        public static let validationFailed = Code("validationFailed")
+        /// A save or delete callback (`SaveCallbacks`, `DeleteCallbacks`) threw; the whole
+        /// call was rolled back. The callback's error is in `underlying`.
+        public static let callbackFailed = Code("callbackFailed")
     }
 
     // The context is ModelStore's account of what happened: programs read it (and may build
@@ -106,6 +112,9 @@ public struct ModelStoreError: Error, Sendable {
     public internal(set) var sqliteCode: Int32?
     /// SQLite's own message, if the failure came from SQLite.
     public internal(set) var sqliteMessage: String?
+    /// The error a model's own code threw (`validate()`, a save or delete hook), kept with
+    /// its type: `if let error = error.underlying as? AgeError { … }`.
+    public internal(set) var underlying: (any Error)?
 
     /// Creates an error; ModelStore builds these, tests and wrappers may too.
     public init(

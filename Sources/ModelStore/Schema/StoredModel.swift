@@ -45,6 +45,25 @@ public protocol StoredModel: Codable, Sendable {
     /// Text properties kept in a full-text index that `search(_:)` and `.matches(_:)` query:
     /// `[.text(\.title, weight: 3), .text(\.body)]`. Defaults to none (see `SearchableText`).
     static var searchable: [SearchableText<Self>] { get }
+
+    /// Checks the model before any write stores it; throw to refuse. Every path that writes
+    /// a model calls it — save, insert, update, batches, match-key batches, save-matching,
+    /// graph saves (related models too) — and a refusal writes nothing of the call. Throw a
+    /// `ValidationError` to name the property; any other error is kept as `underlying`.
+    /// Defaults to accepting every model.
+    ///
+    /// ```swift
+    /// func validate() throws {
+    ///     guard (0...150).contains(age) else { throw ValidationError("must be between 0 and 150", property: "age") }
+    /// }
+    /// ```
+    /// - Throws: whatever the model decides; ModelStore reports it as `.validationFailed`.
+    func validate() throws
+
+    /// The properties the store stamps with the transaction's date: `created` on insert (when
+    /// the model does not carry one), `updated` on insert and on every write that changes
+    /// something. Defaults to none (see `Timestamps`).
+    static var timestamps: Timestamps<Self> { get }
 }
 
 extension StoredModel {
@@ -62,4 +81,10 @@ extension StoredModel {
 
     /// No full-text index.
     public static var searchable: [SearchableText<Self>] { [] }
+
+    /// Accepts every model.
+    public func validate() throws {}
+
+    /// No timestamps.
+    public static var timestamps: Timestamps<Self> { Timestamps() }
 }

@@ -35,8 +35,20 @@ struct TableDescription: Sendable {
     let former: FormerSchema
     /// The full-text index of the model's `searchable` properties, if it declares any.
     let search: SearchIndexDescription?
+    /// The columns `timestamps` names: stamped on insert (created) and on every change (updated).
+    let createdPosition: Int?
+    let updatedPosition: Int?
 
     var columns: [ColumnDescription] { layout.columns }
+
+    /// The columns an update of a stored record writes out of those a row carries: not the
+    /// key, and not the creation date, which the record keeps.
+    func updatable(_ present: ColumnMask) -> ColumnMask {
+        var columns = present
+        for position in keyPositions { columns.remove(position) }
+        if let createdPosition { columns.remove(createdPosition) }
+        return columns
+    }
     var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
 
     private static let cache = Locked<[ObjectIdentifier: TableDescription]>([:])
@@ -92,8 +104,26 @@ struct TableDescription: Sendable {
         self.assignsKeys = hasIntegerKey && layout.columns[keyPositions[0]].isOptional
         self.hasCollatedKey = keyPositions.contains { (layout.columns[$0].collation ?? .binary) != .binary }
         self.search = try Self.searchIndex(of: type, layout: layout, tableName: tableName, modelName: modelName)
+        let timestamps = M.timestamps
+        self.createdPosition = try timestamps.created.map { try Self.timestampPosition($0, "created", layout, keyPositions, modelName) }
+        self.updatedPosition = try timestamps.updated.map { try Self.timestampPosition($0, "updated", layout, keyPositions, modelName) }
         self.former = try Self.formerSchema(
             of: type, own: KeyInfo.of(type), layout: layout, indexes: indexes, relationships: relationships)
+    }
+
+    /// The column a timestamp names: a stored `Date` property that is not part of the key.
+    private static func timestampPosition(
+        _ name: String, _ role: String, _ layout: ColumnLayout, _ keyPositions: [Int], _ modelName: String
+    ) throws -> Int {
+        guard let position = layout.position(of: name), !keyPositions.contains(position),
+            ["Date", "Optional<Date>"].contains(layout.columns[position].typeName)
+        else {
+            throw ModelStoreError(
+                .invalidModel,
+                "\(modelName).timestamps names '\(name)' as its \(role) date, which is not a stored Date property outside the primary key.",
+                model: modelName, column: name, suggestion: "Name a `Date` or `Date?` property of \(modelName).")
+        }
+        return position
     }
 
     private static func validate(tableName: String, layout: ColumnLayout, modelName: String) throws {

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Which lifecycle callbacks a model type has, looked up once per type: a batch asks for
+/// every element, and a conformance lookup costs more than the rest of a small write.
+enum ModelCallbacks {
+    private static let known = Locked<[ObjectIdentifier: (save: Bool, delete: Bool)]>([:])
+
+    static func of<M: StoredModel>(_ type: M.Type) -> (save: Bool, delete: Bool) {
+        let id = ObjectIdentifier(type)
+        if let found = known.withLock({ $0[id] }) { return found }
+        let found = (save: type is any SaveCallbacks.Type, delete: type is any DeleteCallbacks.Type)
+        known.withLock { $0[id] = found }
+        return found
+    }
+}
+
+extension Session {
+    /// Encodes `model` into `row` for writing: validated, stamped with the transaction's
+    /// date (`Timestamps`), and — when the type has save callbacks — announced with
+    /// `willSave`. Every path that writes a model's values comes through here, so none can
+    /// skip a step.
+    func encodeForWriting<M: StoredModel>(_ model: M, into row: RowEncoder, _ table: TableDescription, callbacks: Bool) throws {
+        try row.encode(model)
+        try prepareForWriting(model, into: row, table, callbacks: callbacks)
+    }
+
+    /// The steps of `encodeForWriting` after encoding, for a graph save, which encodes a
+    /// model before it knows whether its values will be written (a reference's are not).
+    func prepareForWriting<M: StoredModel>(_ model: M, into row: RowEncoder, _ table: TableDescription, callbacks: Bool) throws {
+        do {
+            try model.validate()
+        } catch {
+            throw Self.failure(.validationFailed, error, doing: "is not valid", table, row)
+        }
+        if let position = table.createdPosition {
+            // An optional creation date the model carries is kept (an import brings its own).
+            if !table.columns[position].isOptional || (row.value(at: position) ?? .null).isNull {
+                try row.set(connection.transactionDate, table.columns[position].name)
+            }
+        }
+        if let position = table.updatedPosition {
+            try row.set(connection.transactionDate, table.columns[position].name)
+        }
+        if callbacks {
+            do {
+                try (model as! any SaveCallbacks).willSave(in: store)
+            } catch {
+                throw Self.failure(.callbackFailed, error, doing: "was refused by willSave", table, row)
+            }
+        }
+    }
+
+    /// Runs `didSave` after `model`'s record was written.
+    func didSave<M: StoredModel>(_ model: M, outcome: SaveOutcome, _ table: TableDescription, _ row: RowEncoder) throws {
+        do {
+            try (model as! any SaveCallbacks).didSave(in: store, outcome: outcome)
+        } catch {
+            throw Self.failure(.callbackFailed, error, doing: "failed in didSave", table, row)
+        }
+    }
+
+    /// A model's own error as ModelStore reports it, naming the model, its key and — for a
+    /// `ValidationError` — the property; a `ModelStoreError` (a store call inside a
+    /// callback) passes through as it is.
+    static func failure(
+        _ code: ModelStoreError.Code, _ error: any Error, doing: String, _ table: TableDescription, _ row: RowEncoder
+    ) -> ModelStoreError {
+        if let error = error as? ModelStoreError { return error }
+        let key = (try? table.key(of: row)).map { table.describeKey($0) }
+        let property = (error as? ValidationError)?.property
+        var failure = ModelStoreError(
+            code,
+            "\(table.modelName)\(key.map { " (\($0))" } ?? "") \(doing): \(error). Nothing of the call was written.",
+            model: table.modelName, column: property, key: key)
+        failure.underlying = error
+        return failure
+    }
+
+    /// Runs `body`, which deletes the records of `M` that `condition` selects (SQL over `M`'s
+    /// table, no `WHERE`), with `willDelete` before and `didDelete` after for each of them
+    /// when `M` has delete callbacks: they are read first, as the callbacks need them.
+    func withDeleteCallbacks<M: StoredModel>(
+        _ type: M.Type, _ table: TableDescription, where condition: SQLFragment, _ body: () throws -> Int
+    ) throws -> Int {
+        guard ModelCallbacks.of(type).delete else { return try body() }
+        let select = SQLFragment("SELECT \(table.selectList) FROM \(table.quotedTable) WHERE ") + condition
+        let statement = try connection.cachedStatement(select.sql)
+        try statement.bind(select.values)
+        let doomed = try decodeAll(type, from: statement, table: table).map { $0 as! any DeleteCallbacks }
+        func failure(_ error: any Error, _ model: any DeleteCallbacks, _ doing: String) -> ModelStoreError {
+            if let error = error as? ModelStoreError { return error }
+            var failure = ModelStoreError(
+                .callbackFailed, "\(table.modelName) \(doing): \(error). Nothing of the call was written.", model: table.modelName)
+            failure.underlying = error
+            return failure
+        }
+        for model in doomed {
+            do { try model.willDelete(in: store) } catch { throw failure(error, model, "was refused by willDelete") }
+        }
+        let count = try body()
+        for model in doomed {
+            do { try model.didDelete(in: store) } catch { throw failure(error, model, "failed in didDelete") }
+        }
+        return count
+    }
+}
