@@ -17,6 +17,7 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         self.property = property
     }
 
+    /// "age must be between 0 and 150": the property, then the reason.
     public var description: String { property.map { "\($0) \(reason)" } ?? reason }
 }
 

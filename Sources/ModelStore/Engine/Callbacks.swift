@@ -1,5 +1,5 @@
-// The callbacks take the store, so they live beside it (Store/), below the Engine that
-// calls them; `validate()` and `Timestamps` need no store and live in Schema/.
+// The callbacks take the store and report a SaveOutcome, so they live with the Engine that
+// calls them; `validate()` and `Timestamps` need neither and live in Schema/.
 
 /// Code a model runs around its saves, inside the write's transaction. A throwing
 /// `willSave` aborts the whole call (nothing of it is written); `didSave` runs after the
