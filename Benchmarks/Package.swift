@@ -64,6 +64,11 @@ let package = Package(
                 "BenchCore", "CBaseline", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // W1 and W2 with validation and timestamps, next to the same model without.
+        .executableTarget(
+            name: "lifecycle-bench",
+            dependencies: ["BenchCore", .product(name: "ModelStore", package: root)]
+        ),
         // W5's pages as Foundation's #Predicate and SortDescriptor, next to typed conditions.
         .executableTarget(
             name: "predicate-bench",

@@ -35,11 +35,11 @@ extension Session {
         if let position = table.createdPosition {
             // An optional creation date the model carries is kept (an import brings its own).
             if !table.columns[position].isOptional || (row.value(at: position) ?? .null).isNull {
-                try row.set(connection.transactionDate, table.columns[position].name)
+                row.set(try stamp(table, position), at: position)
             }
         }
         if let position = table.updatedPosition {
-            try row.set(connection.transactionDate, table.columns[position].name)
+            row.set(try stamp(table, position), at: position)
         }
         if callbacks {
             do {
@@ -48,6 +48,15 @@ extension Session {
                 throw Self.failure(.callbackFailed, error, doing: "was refused by willSave", table, row)
             }
         }
+    }
+
+    /// The transaction's date as the column at `position` stores it (its declared form, if
+    /// any): set as a value, not encoded per row, since a batch stamps every row alike.
+    private func stamp(_ table: TableDescription, _ position: Int) throws -> SQLValue {
+        let value = try connection.transactionDate.sqlValue
+        let column = table.columns[position]
+        guard table.layout.hasDeclaredForms, let format = table.layout.format(of: column.name) else { return value }
+        return try format.store(value, code: .encodingFailed, model: table.modelName, column: column.name)
     }
 
     /// Runs `didSave` after `model`'s record was written.
