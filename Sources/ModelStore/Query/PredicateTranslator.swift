@@ -58,6 +58,18 @@ extension Query {
     /// `.invalidQuery`.
     public func filter(_ predicate: Predicate<Model>, untranslated: UntranslatedPredicate) -> Query {
         guard untranslated == .evaluateInMemory else { return filter(predicate) }
+        // Swift's evaluate stops the program on integer overflow, division by zero, `!` of nil
+        // or an index out of range; the store will not run such code on records it has not seen.
+        let shape = String(describing: type(of: predicate.expression))
+        if let risky = PredicateTranslator.mayTrap.first(where: { shape.contains($0) }) {
+            var query = self
+            query.failure = ModelStoreError(
+                .invalidQuery,
+                "A #Predicate on \(Model.self) asked to be evaluated in memory uses \(risky.dropLast()), which stops the program on some values (overflow, division by zero, nil, an index out of range) when Swift evaluates it. Nothing was run.",
+                model: String(describing: Model.self), value: String(risky.dropLast()),
+                suggestion: "Write that part so it translates to SQL, or check the values in Swift after reading the records.")
+            return query
+        }
         var query = filter(
             Condition(
                 .translated { compiler in
@@ -98,8 +110,8 @@ enum PredicateTerm {
     case model
     /// A stored property, or a value inside a JSON-stored one.
     case column(ColumnReference)
-    /// The element of a JSON array being walked (`json_each`'s `value`).
-    case element
+    /// The element of a JSON array being walked: the `value` of the `json_each` so aliased.
+    case element(String)
     /// The record (to-one) or records (to-many) a relationship links to.
     case relationship(String)
     /// A stored property (or a value inside a JSON-stored one) of the record a to-one
@@ -107,6 +119,9 @@ enum PredicateTerm {
     case relatedColumn(String, ColumnReference)
     /// A Swift value, bound as a parameter.
     case constant(Any)
+    /// A computed value (`??`, `? :`) in the stored form of the property it comes from, so a
+    /// constant compared with it is bound in that form and ordered by that column's rule.
+    case formed(SQLFragment, PredicateTranslator.Context)
     /// Any other SQL value or condition.
     case sql(SQLFragment)
 }
@@ -115,8 +130,14 @@ enum PredicateTerm {
 struct PredicateTranslator {
     let compiler: QueryCompiler
     var bindings: [PredicateExpressions.VariableID: PredicateTerm] = [:]
+    /// How many `json_each` walks this translation has opened, to alias each apart.
+    var walks = 0
 
     init(compiler: QueryCompiler) {
+        // Columns named with their table: inside a `json_each` subquery, a bare `"key"`
+        // would be the walk's own column.
+        var compiler = compiler
+        compiler.qualifiesColumns = true
         self.compiler = compiler
     }
 
@@ -175,7 +196,9 @@ struct PredicateTranslator {
     }
 
     /// Expression types whose evaluation traps on some values.
-    private static let mayTrap = ["ClosedRange<", "Range<", "ForcedUnwrap<", "IntDivision<", "IntRemainder<"]
+    static let mayTrap = [
+        "ClosedRange<", "Range<", "ForcedUnwrap<", "IntDivision<", "IntRemainder<", "Arithmetic<", "UnaryMinus<", "Subscript<",
+    ]
 
     func unsupported(_ expression: any PredicateExpression, _ reason: String? = nil) -> ModelStoreError {
         let name = String(describing: type(of: expression)).replacingOccurrences(of: "PredicateExpressions.", with: "")
@@ -198,7 +221,8 @@ struct PredicateTranslator {
         switch term {
         case .column(let reference): return .column(reference)
         case .relatedColumn(let relationship, let reference): return .related(relationship, reference)
-        case .element: return .json
+        case .element(_): return .json
+        case .formed(_, let context): return context
         default: return nil
         }
     }
@@ -212,8 +236,8 @@ struct PredicateTranslator {
                 model: compiler.table.modelName)
         case .column(let reference):
             return SQLFragment(try compiler.expression(reference))
-        case .element:
-            return SQLFragment("value")
+        case .element(let alias):
+            return SQLFragment(alias + ".\"value\"")
         case .relationship(let name):
             throw ModelStoreError(
                 .invalidQuery,
@@ -222,7 +246,7 @@ struct PredicateTranslator {
                 suggestion: "Compare one of its properties ($0.\(name)?.name == …), or test $0.\(name) == nil.")
         case .relatedColumn(let relationship, let reference):
             return try compiler.relatedValue(relationship, reference)
-        case .sql(let fragment):
+        case .sql(let fragment), .formed(let fragment, _):
             return SQLFragment("(" + fragment.sql + ")", fragment.values)
         case .constant(let value):
             return SQLFragment("?", [try bound(value, context: context)])
@@ -282,18 +306,78 @@ struct PredicateTranslator {
 
     /// `left op right` for terms already translated.
     mutating func compare(_ left: PredicateTerm, _ op: String, _ right: PredicateTerm) throws -> PredicateTerm {
+        try requireSameForm(left, right, "compares")
         let context = Self.context(of: left) ?? Self.context(of: right)
         let l = try sql(left, context: context)
         let r = try sql(right, context: context)
         // A Decimal column orders by its number, not its text; COLLATE on either side decides.
-        let collation = ["<", "<=", ">", ">="].contains(op) ? try orderingCollation(left, right) : ""
+        var collation = ["<", "<=", ">", ">="].contains(op) ? try orderingCollation(left, right) : ""
+        if collation.isEmpty { collation = try binaryCollation(left, right) }
         return .sql(SQLFragment("\(l.sql) \(op) \(r.sql)\(collation)", l.values + r.values))
+    }
+
+    /// A computed value in a column's form stands for that column when choosing a collation.
+    static func columnTerm(_ term: PredicateTerm) -> PredicateTerm {
+        switch term {
+        case .formed(_, .column(let reference)): return .column(reference)
+        case .formed(_, .related(let name, let reference)): return .relatedColumn(name, reference)
+        default: return term
+        }
+    }
+
+    /// How a context's values are stored, when not as the Swift type's own plain form: a
+    /// declared form (ISO dates, blob UUIDs), a Decimal's text, or a JSON value. nil: plain.
+    func form(of context: Context?) throws -> String? {
+        let table: TableDescription
+        let reference: ColumnReference
+        switch context {
+        case nil: return nil
+        case .json?: return "a JSON value"
+        case .column(let found)?: (table, reference) = (compiler.table, found)
+        case .related(let name, let found)?: (table, reference) = (try compiler.relatedCompiler(name).table, found)
+        }
+        guard reference.path.isEmpty else { return "a JSON value" }
+        guard let position = table.layout.position(of: reference.name) else { return nil }
+        if let format = table.layout.format(of: reference.name) { return "\(format)" }
+        return table.columns[position].holdsDecimal ? "a Decimal's text" : nil
+    }
+
+    /// Refuses comparing or combining two values stored in different forms (an ISO date with
+    /// a number of seconds, a blob UUID with a text one): SQL would compare the stored forms.
+    func requireSameForm(_ left: PredicateTerm, _ right: PredicateTerm, _ what: String) throws {
+        let l = Self.context(of: left)
+        let r = Self.context(of: right)
+        guard l != nil, r != nil else { return }
+        let (lf, rf) = (try form(of: l), try form(of: r))
+        guard lf != rf else { return }
+        throw ModelStoreError(
+            .invalidQuery,
+            "A #Predicate on \(compiler.table.modelName) \(what) two values stored in different forms (\(lf ?? "a plain value") and \(rf ?? "a plain value")), which SQL would compare as stored, not as Swift values. Nothing was run.",
+            model: compiler.table.modelName,
+            suggestion: "Compare each property with a value, or store both in the same form (columnStorage).")
+    }
+
+    /// ` COLLATE BINARY` when either term is text with a declared collation
+    /// (`.text(_:collation:)`): typed conditions follow it, a predicate compares as Swift does.
+    func binaryCollation(_ terms: PredicateTerm...) throws -> String {
+        for term in terms.map(Self.columnTerm) {
+            let table: TableDescription
+            let reference: ColumnReference
+            switch term {
+            case .column(let found): (table, reference) = (compiler.table, found)
+            case .relatedColumn(let name, let found): (table, reference) = (try compiler.relatedCompiler(name).table, found)
+            default: continue
+            }
+            guard reference.path.isEmpty, let position = table.layout.position(of: reference.name) else { continue }
+            if (table.columns[position].collation ?? .binary) != .binary { return " COLLATE BINARY" }
+        }
+        return ""
     }
 
     /// ` COLLATE modelstore_decimal` when either term is a Decimal property (of this record or
     /// of a related one), so it orders by its number, not its text; else nothing.
     func orderingCollation(_ terms: PredicateTerm...) throws -> String {
-        for term in terms {
+        for term in terms.map(Self.columnTerm) {
             switch term {
             case .column(let reference):
                 let collation = compiler.orderingCollation(for: reference)
@@ -449,10 +533,13 @@ extension PredicateExpressions.Comparison: SQLTranslatable {
 extension PredicateExpressions.NilCoalesce: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let left = try translator.term(lhs)
-        let context = PredicateTranslator.context(of: left)
+        let right = try translator.term(rhs)
+        try translator.requireSameForm(left, right, "coalesces")
+        let context = PredicateTranslator.context(of: left) ?? PredicateTranslator.context(of: right)
         let l = try translator.sql(left, context: context)
-        let r = try translator.sql(translator.term(rhs), context: context)
-        return .sql(SQLFragment("coalesce(\(l.sql), \(r.sql))", l.values + r.values))
+        let r = try translator.sql(right, context: context)
+        let coalesced = SQLFragment("coalesce(\(l.sql), \(r.sql))", l.values + r.values)
+        return context.map { .formed(coalesced, $0) } ?? .sql(coalesced)
     }
 }
 
@@ -482,8 +569,57 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
     }
 }
 
+// Arithmetic as Swift does it, or a refusal: SQLite turns an integer overflow into a REAL and
+// a division by zero into NULL, where Swift stops the program; the SQL below fails the
+// statement on such a record (`modelstore_refuse`, reported as `.invalidQuery`, nothing
+// changed) instead of answering with a value Swift never gives.
+
+extension PredicateTranslator {
+    /// `Decimal` and `Float` arithmetic would run in SQLite's binary Double: refused.
+    func checkArithmetic(_ type: Any.Type, _ expression: any PredicateExpression) throws {
+        if type == Decimal.self {
+            throw unsupported(
+                expression, "SQLite would compute with Decimals as binary floating point, inexactly; compare the property itself")
+        }
+        if type == Float.self {
+            throw unsupported(expression, "SQLite computes in Double, where Swift rounds each Float step; compare the property itself")
+        }
+    }
+
+    /// The range an integer type holds, or nil for a floating-point type.
+    static func integerBounds(_ type: Any.Type) -> (min: Int64, max: Int64)? {
+        func bounds<T: FixedWidthInteger>(_: T.Type) -> (min: Int64, max: Int64) { (Int64(clamping: T.min), Int64(clamping: T.max)) }
+        guard let integer = type as? any FixedWidthInteger.Type else { return nil }
+        return bounds(integer)
+    }
+
+    /// `expression` checked as Swift's result would be: an integer within its type's range, a
+    /// floating-point value SQLite has (its NULL stands for Swift's NaN or infinity from a
+    /// division by zero). A function does the check, so the expression is written once.
+    func checked(_ expression: SQLFragment, _ type: Any.Type, _ what: String) -> SQLFragment {
+        let message =
+            "'A #Predicate on \(compiler.table.modelName) \(what) on a stored record, where Swift stops the program or gives infinity or NaN.'"
+        if let bounds = Self.integerBounds(type) {
+            return SQLFragment("modelstore_integer(\(expression.sql), \(bounds.min), \(bounds.max), \(message))", expression.values)
+        }
+        return SQLFragment("modelstore_real(\(expression.sql), \(message))", expression.values)
+    }
+
+    /// Whether `term` is a constant other than 0 and -1: dividing by it needs no check.
+    static func isSafeDivisor(_ term: PredicateTerm) -> Bool {
+        guard case .constant(let value) = term, let number = unwrapped(value) else { return false }
+        if let integer = number as? any BinaryInteger {
+            func safe<T: BinaryInteger>(_ value: T) -> Bool { value > 0 ? true : value < 0 && value.magnitude != 1 }
+            return safe(integer)
+        }
+        if let real = number as? Double { return real != 0 && real.isFinite }
+        return false
+    }
+}
+
 extension PredicateExpressions.Arithmetic: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        try translator.checkArithmetic(LHS.Output.self, self)
         let symbol: String
         switch op {
         case .add: symbol = "+"
@@ -491,40 +627,81 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
         case .multiply: symbol = "*"
         @unknown default: throw translator.unsupported(self, "an unknown operator")
         }
-        return try translator.combine(lhs, symbol, rhs)
+        let l = try translator.sql(translator.term(lhs), context: nil)
+        let r = try translator.sql(translator.term(rhs), context: nil)
+        return .sql(
+            translator.checked(
+                SQLFragment("\(l.sql) \(symbol) \(r.sql)", l.values + r.values), LHS.Output.self, "computes beyond the range of its type"))
+    }
+}
+
+extension PredicateTranslator {
+    /// `lhs / rhs` or `lhs % rhs` on integers: a zero divisor, or the type's minimum divided
+    /// by -1, traps in Swift.
+    mutating func integerDivision(
+        _ lhs: any PredicateExpression, _ op: String, _ rhs: any PredicateExpression, _ type: Any.Type
+    ) throws -> PredicateTerm {
+        let divisor = try term(rhs)
+        let l = try sql(term(lhs), context: nil)
+        let r = try sql(divisor, context: nil)
+        let plain = SQLFragment("\(l.sql) \(op) \(r.sql)", l.values + r.values)
+        guard !Self.isSafeDivisor(divisor) else { return .sql(plain) }
+        let minimum = Self.integerBounds(type)?.min ?? Int64.min
+        let refusal =
+            "modelstore_refuse('A #Predicate on \(compiler.table.modelName) divides by zero (or the smallest integer by -1) on a stored record, where Swift stops the program.')"
+        return .sql(
+            SQLFragment(
+                "CASE WHEN \(r.sql) = 0 OR (\(r.sql) = -1 AND \(l.sql) = \(minimum)) THEN \(refusal) ELSE \(plain.sql) END",
+                r.values + r.values + l.values + plain.values))
     }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm { try translator.combine(lhs, "%", rhs) }
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        try translator.integerDivision(lhs, "%", rhs, LHS.Output.self)
+    }
 }
 
 extension PredicateExpressions.IntDivision: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm { try translator.combine(lhs, "/", rhs) }
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        try translator.integerDivision(lhs, "/", rhs, LHS.Output.self)
+    }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        try translator.checkArithmetic(LHS.Output.self, self)
+        let divisor = try translator.term(rhs)
         // `* 1.0`: SQL divides two integer-valued operands as integers.
         let l = try translator.sql(translator.term(lhs), context: nil)
-        let r = try translator.sql(translator.term(rhs), context: nil)
-        return .sql(SQLFragment("\(l.sql) * 1.0 / \(r.sql)", l.values + r.values))
+        let r = try translator.sql(divisor, context: nil)
+        let quotient = SQLFragment("\(l.sql) * 1.0 / \(r.sql)", l.values + r.values)
+        guard !PredicateTranslator.isSafeDivisor(divisor) else { return .sql(quotient) }
+        return .sql(translator.checked(quotient, LHS.Output.self, "divides by zero"))
     }
 }
 
 extension PredicateExpressions.UnaryMinus: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
+        try translator.checkArithmetic(Wrapped.Output.self, self)
         let inner = try translator.sql(translator.term(wrapped), context: nil)
-        return .sql(SQLFragment("- \(inner.sql)", inner.values))
+        let negated = SQLFragment("- \(inner.sql)", inner.values)
+        guard PredicateTranslator.integerBounds(Wrapped.Output.self) != nil else { return .sql(negated) }
+        return .sql(translator.checked(negated, Wrapped.Output.self, "negates the smallest integer"))
     }
 }
 
 extension PredicateExpressions.Conditional: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let test = try translator.condition(self.test)
-        let yes = try translator.sql(translator.term(trueBranch), context: nil)
-        let no = try translator.sql(translator.term(falseBranch), context: nil)
-        return .sql(SQLFragment("CASE WHEN \(test.sql) THEN \(yes.sql) ELSE \(no.sql) END", test.values + yes.values + no.values))
+        let yesTerm = try translator.term(trueBranch)
+        let noTerm = try translator.term(falseBranch)
+        try translator.requireSameForm(yesTerm, noTerm, "chooses between")
+        let context = PredicateTranslator.context(of: yesTerm) ?? PredicateTranslator.context(of: noTerm)
+        let yes = try translator.sql(yesTerm, context: context)
+        let no = try translator.sql(noTerm, context: context)
+        let chosen = SQLFragment("CASE WHEN \(test.sql) THEN \(yes.sql) ELSE \(no.sql) END", test.values + yes.values + no.values)
+        return context.map { .formed(chosen, $0) } ?? .sql(chosen)
     }
 }
 
@@ -535,7 +712,12 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
         }
         let haystack = try translator.sql(translator.term(base), context: nil)
         let needle = try translator.sql(translator.term(other), context: nil)
-        return .sql(SQLFragment("instr(\(haystack.sql), \(needle.sql)) > 0", haystack.values + needle.values))
+        // Bytes first (cheap, and true wherever Swift's answer is, for NFC text), then
+        // Swift's own answer by characters: "👍" is not in "👍🏽", nor "\r" in "\r\n".
+        return .sql(
+            SQLFragment(
+                "coalesce(instr(\(haystack.sql), \(needle.sql)) > 0 AND modelstore_contains(\(haystack.sql), \(needle.sql)), 0)",
+                haystack.values + needle.values + haystack.values + needle.values))
     }
 }
 
@@ -546,12 +728,13 @@ extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
         }
         let text = try translator.sql(translator.term(base), context: nil)
         let start = try translator.sql(translator.term(prefix), context: nil)
-        // Bytes, as Swift's comparison of NFC text; an empty prefix starts every string.
+        // Bytes first (an empty prefix starts every string), then Swift's own answer by
+        // characters, as for contains.
         let blob = "CAST(\(start.sql) AS BLOB)"
         return .sql(
             SQLFragment(
-                "coalesce(length(\(blob)) = 0 OR substr(CAST(\(text.sql) AS BLOB), 1, length(\(blob))) = \(blob), 0)",
-                start.values + text.values + start.values + start.values))
+                "coalesce((length(\(blob)) = 0 OR substr(CAST(\(text.sql) AS BLOB), 1, length(\(blob))) = \(blob)) AND modelstore_starts(\(text.sql), \(start.sql)), 0)",
+                start.values + text.values + start.values + start.values + text.values + start.values))
     }
 }
 
@@ -567,14 +750,15 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
             for value in list { bound.append(try translator.bound(value, context: context)) }
             let column = try translator.sql(item, context: context)
             guard column.values.isEmpty else { throw translator.unsupported(self, "the value looked for must be a property") }
-            let members = try translator.compiler.membership(column.sql, bound.filter { !$0.isNull }, negated: false)
+            let members = try translator.compiler.membership(
+                column.sql + translator.binaryCollation(item), bound.filter { !$0.isNull }, negated: false)
             // A nil in a Swift list of optionals is found by `contains`: `IS NULL` finds it too.
             let nulls = bound.contains(where: \.isNull) ? " OR \(column.sql) IS NULL" : ""
             return .sql(SQLFragment("coalesce(" + members.sql + nulls + ", 0)", members.values))
         case .column(let reference):
-            let source = try translator.jsonEach(reference, self)
+            let (source, alias) = try translator.jsonEach(reference, self)
             let value = try translator.sql(item, context: .json)
-            return .sql(SQLFragment("EXISTS (SELECT 1 FROM \(source) WHERE value IS \(value.sql))", value.values))
+            return .sql(SQLFragment("EXISTS (SELECT 1 FROM \(source) WHERE \(alias).\"value\" IS \(value.sql))", value.values))
         default:
             throw translator.unsupported(self)
         }
@@ -590,9 +774,9 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
         guard case .column(let reference) = sequence else {
             throw translator.unsupported(self, "only a JSON-stored array can be searched with contains(where:)")
         }
-        let source = try translator.jsonEach(reference, self)
+        let (source, alias) = try translator.jsonEach(reference, self)
         let outer = translator.bindings[variable.key]
-        translator.bindings[variable.key] = .element
+        translator.bindings[variable.key] = .element(alias)
         defer { translator.bindings[variable.key] = outer }
         let condition = try translator.condition(test)
         return .sql(SQLFragment("EXISTS (SELECT 1 FROM \(source) WHERE \(condition.sql))", condition.values))
@@ -601,7 +785,15 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
 
 extension PredicateTranslator {
     /// `json_each(column)` (or at a path inside it) for a JSON-stored array.
-    func jsonEach(_ reference: ColumnReference, _ expression: any PredicateExpression) throws -> String {
+    /// Aliased per use (`"modelstore_each_2"`), so its columns never hide the record's own
+    /// (a property named `key` or `value`) nor an outer walk's `value`.
+    mutating func jsonEach(_ reference: ColumnReference, _ expression: any PredicateExpression) throws -> (source: String, alias: String) {
+        walks += 1
+        let alias = "\"modelstore_each_\(compiler.depth)_\(walks)\""
+        return (try jsonEachSource(reference, expression) + " AS " + alias, alias)
+    }
+
+    func jsonEachSource(_ reference: ColumnReference, _ expression: any PredicateExpression) throws -> String {
         let base = try compiler.column(ColumnReference(name: reference.name))
         guard let position = compiler.table.layout.position(of: reference.name), compiler.table.columns[position].isJSON else {
             throw unsupported(expression, "\(reference.described) is not stored as a JSON array")
@@ -776,9 +968,9 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatable {
         guard case .column(let reference) = sequence else {
             throw translator.unsupported(self, "only a JSON-stored array or a to-many relationship can be tested with allSatisfy")
         }
-        let source = try translator.jsonEach(reference, self)
+        let (source, alias) = try translator.jsonEach(reference, self)
         let outer = translator.bindings[variable.key]
-        translator.bindings[variable.key] = .element
+        translator.bindings[variable.key] = .element(alias)
         defer { translator.bindings[variable.key] = outer }
         let condition = try translator.condition(test)
         return .sql(SQLFragment("NOT EXISTS (SELECT 1 FROM \(source) WHERE NOT coalesce((\(condition.sql)), 0))", condition.values))

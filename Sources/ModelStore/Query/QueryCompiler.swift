@@ -28,6 +28,9 @@ struct QueryCompiler {
 
     /// How deep in subqueries this compiler's table is: 0 for the statement's own table.
     var depth = 0
+    /// Whether columns are written with their table (`"Item"."price"`), as a translated
+    /// predicate needs inside `json_each` subqueries.
+    var qualifiesColumns = false
 
     /// How SQL names this compiler's table: the table itself at the top, an alias of its own
     /// in a subquery.
@@ -67,7 +70,7 @@ struct QueryCompiler {
                 model: table.modelName, column: reference.name,
                 suggestion: "Name a stored property of \(table.modelName) directly, as \\\(table.modelName).property.")
         }
-        return quoted(reference.name)
+        return qualifiesColumns ? qualifier + "." + quoted(reference.name) : quoted(reference.name)
     }
 
     /// The SQL value a condition or ordering compares: the column, or for a key path into a

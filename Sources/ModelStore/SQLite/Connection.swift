@@ -44,6 +44,7 @@ final class Connection {
         // Every connection: queries on Decimal columns name the collation and the sum (a
         // failure here closes the handle through deinit).
         try registerDecimalFunctions()
+        try registerPredicateFunctions()
     }
 
     /// The first `count` bytes of the main database file (fewer when it is shorter) and its

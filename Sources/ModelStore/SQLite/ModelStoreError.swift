@@ -221,6 +221,16 @@ extension ModelStoreError {
             code = .sqlite
             summary = message ?? String(cString: sqlite3_errstr(resultCode))
         }
+        if resultCode & 0xFF == SQLITE_ERROR, let message, message.hasPrefix(PredicateFunctions.refusalPrefix) {
+            // A translated #Predicate met a record on which Swift's evaluation would trap.
+            var error = ModelStoreError(
+                .invalidQuery, String(message.dropFirst(PredicateFunctions.refusalPrefix.count)) + " Nothing was changed.", model: model,
+                suggestion: "Guard the operation in the predicate (b != 0 ? a / b : 0), or fix the stored values.")
+            error.sqliteCode = resultCode
+            error.sqliteMessage = message
+            error.sql = sql
+            return error
+        }
         if resultCode & 0xFF == SQLITE_ERROR, let message, let drift = SchemaDrift(message) {
             var error = ModelStoreError(
                 .schemaMismatch, drift.explanation, model: model, column: drift.column, suggestion: drift.suggestion)

@@ -148,8 +148,8 @@ private struct Parcel: StoredModel, Equatable {
         let test = try store()
         let store = test.store
         // `label.count` (characters) does not translate; `weight` does.
-        let odd = #Predicate<Parcel> { $0.weight != nil && $0.label.count % 2 == 1 }
-        let expected = Self.parcels.filter { $0.weight != nil && $0.label.count % 2 == 1 }.map(\.id)
+        let odd = #Predicate<Parcel> { $0.weight != nil && $0.label.count == 3 }
+        let expected = Self.parcels.filter { $0.weight != nil && $0.label.count == 3 }.map(\.id)
         #expect(expected.count > 1 && expected.count < Self.parcels.count)
         let refused = #expect(throws: ModelStoreError.self) { _ = try Parcel.filter(odd).findAll(in: store) }
         #expect(refused?.code == .invalidQuery)
@@ -194,8 +194,8 @@ private struct Parcel: StoredModel, Equatable {
     @Test func anInMemoryFilterWorksAsyncAndInALiveQuery() async throws {
         let test = try store()
         let store = test.store
-        let query = Parcel.filter(#Predicate { $0.weight != nil && $0.label.count % 2 == 1 }, untranslated: .evaluateInMemory)
-        let expected = Self.parcels.filter { $0.weight != nil && $0.label.count % 2 == 1 }.map(\.id)
+        let query = Parcel.filter(#Predicate { $0.weight != nil && $0.label.count == 3 }, untranslated: .evaluateInMemory)
+        let expected = Self.parcels.filter { $0.weight != nil && $0.label.count == 3 }.map(\.id)
         #expect(try await query.findAll(in: store).map(\.id) == expected)
         #expect(try await query.count(in: store) == expected.count)
         #expect(try await query.exists(in: store))
