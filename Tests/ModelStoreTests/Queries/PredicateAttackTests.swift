@@ -11,7 +11,8 @@ import Testing
 // would trap (integer overflow, division by zero), it is never called: the store must refuse
 // with `.invalidQuery` instead of answering.
 //
-// A test marked `// FINDING:` failed when written: it names the expected and actual behaviour.
+// A test marked `// FINDING:` failed when written (it names what was expected and what the
+// store did then); each was fixed in the same change, and every test here now passes.
 
 private struct AtkNumber: StoredModel, Equatable {
     var id: Int64
