@@ -12,6 +12,13 @@ let package = Package(
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .executable(name: "demo", targets: ["Demo"]),
+        .executable(name: "importer", targets: ["Importer"]),
+        .executable(name: "async-tour", targets: ["AsyncTour"]),
+    ],
+    // Only for `swift package generate-documentation` (the DocC catalog); no target depends on
+    // it, so a program using ModelStore compiles nothing of it.
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ],
     targets: [
         .systemLibrary(
@@ -27,6 +34,20 @@ let package = Package(
             name: "Demo",
             dependencies: ["ModelStore"],
             path: "Examples/Demo",
+            swiftSettings: strictSwift
+        ),
+        // A command-line importer: a package index (CSV or JSON) into related models.
+        .executableTarget(
+            name: "Importer",
+            dependencies: ["ModelStore"],
+            path: "Examples/Importer",
+            swiftSettings: strictSwift
+        ),
+        // The async API end to end.
+        .executableTarget(
+            name: "AsyncTour",
+            dependencies: ["ModelStore"],
+            path: "Examples/AsyncTour",
             swiftSettings: strictSwift
         ),
         // Models shared by the reliability tests and the second process they start.

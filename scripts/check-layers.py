@@ -44,7 +44,11 @@ def files(layer):
 
 
 def main():
-    present = [layer for layer in os.listdir(ROOT) if os.path.isdir(os.path.join(ROOT, layer))]
+    # A DocC catalog (`*.docc`) holds documentation, not code.
+    present = [
+        layer for layer in os.listdir(ROOT)
+        if os.path.isdir(os.path.join(ROOT, layer)) and not layer.endswith(".docc")
+    ]
     unknown = sorted(set(present) - set(LAYERS))
     if unknown:
         print(f"check-layers: folders with no place in the layer order: {', '.join(unknown)}")

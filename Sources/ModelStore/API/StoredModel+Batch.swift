@@ -69,8 +69,11 @@ extension StoredModel {
     /// ```swift
     /// try Snack(snackId: 0, name: "Pocky", size: 999).save(matching: \.name == "Pocky")
     /// ```
-    /// - Parameter updatingAll: Update every matching record; otherwise more than one match
-    ///   throws `.ambiguousMatch`.
+    /// - Parameters:
+    ///   - predicate: The condition that finds the record to save over.
+    ///   - updatingAll: Update every matching record; otherwise more than one match
+    ///     throws `.ambiguousMatch`.
+    ///   - store: The store to save in; the default store when nil.
     /// - Throws: `ModelStoreError` — `.encodingFailed` for a value SQLite cannot hold,
     ///   `.constraintViolation`, `.schemaMismatch` when the table changed behind the store's back,
     ///   `.readOnly`, `.busy`, `.storeFull`, `.fileReplaced`, `.closed` or `.noStore`; nothing of the call is

@@ -69,7 +69,9 @@ extension StoredModel {
     }
 
     /// Updates the stored record with the model's key by the merge rule; never inserts.
-    /// - Parameter clearing: Optional properties to store as NULL; each must be `nil`.
+    /// - Parameters:
+    ///   - clearing: Optional properties to store as NULL; each must be `nil`.
+    ///   - store: The store to update in; the default store when nil.
     /// - Throws: `ModelStoreError` with code `.notFound` when no record has its key.
     public func update(clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil) throws {
         let names = clearing.map(PropertyName.of)
