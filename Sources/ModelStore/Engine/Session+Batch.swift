@@ -109,7 +109,8 @@ extension Session {
                 let outcome: SaveOutcome
                 if let key = existing[matches[offset]] {
                     let columns = table.updatable(element.present)
-                    let changed = try !columns.isEmpty && update(row, columns: columns, key: key, table, owner, onlyIfChanged: true)
+                    let changed =
+                        try table.changesSomething(columns) && update(row, columns: columns, key: key, table, owner, onlyIfChanged: true)
                     outcome = changed ? .updated : .unchanged
                 } else {
                     try insert(row, table, owner)

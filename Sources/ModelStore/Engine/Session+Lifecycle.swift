@@ -53,10 +53,20 @@ extension Session {
     /// The transaction's date as the column at `position` stores it (its declared form, if
     /// any): set as a value, not encoded per row, since a batch stamps every row alike.
     private func stamp(_ table: TableDescription, _ position: Int) throws -> SQLValue {
-        let value = try connection.transactionDate.sqlValue
+        let date = connection.transactionDate
         let column = table.columns[position]
-        guard table.layout.hasDeclaredForms, let format = table.layout.format(of: column.name) else { return value }
-        return try format.store(value, code: .encodingFailed, model: table.modelName, column: column.name)
+        guard table.layout.hasDeclaredForms, let format = table.layout.format(of: column.name) else { return try date.sqlValue }
+        // A declared form may hold less than a Date does (ISO 8601: milliseconds; Unix
+        // seconds: whole seconds): the stamp is the transaction's date cut to what it holds.
+        let seconds = date.timeIntervalSince1970
+        for cut in [
+            date, Date(timeIntervalSince1970: (seconds * 1000).rounded(.down) / 1000), Date(timeIntervalSince1970: seconds.rounded(.down)),
+        ] {
+            if let stored = try? format.store(try cut.sqlValue, code: .encodingFailed, model: table.modelName, column: column.name) {
+                return stored
+            }
+        }
+        return try format.store(try date.sqlValue, code: .encodingFailed, model: table.modelName, column: column.name)
     }
 
     /// Runs `didSave` after `model`'s record was written.
@@ -74,7 +84,9 @@ extension Session {
     static func failure(
         _ code: ModelStoreError.Code, _ error: any Error, doing: String, _ table: TableDescription, _ row: RowEncoder
     ) -> ModelStoreError {
-        if let error = error as? ModelStoreError { return error }
+        // A store call inside a callback failed: its own error says more. A validate() that
+        // throws a ModelStoreError is still a refusal of the model.
+        if code == .callbackFailed, let error = error as? ModelStoreError { return error }
         let key = (try? table.key(of: row)).map { table.describeKey($0) }
         let property = (error as? ValidationError)?.property
         var failure = ModelStoreError(
@@ -85,9 +97,47 @@ extension Session {
         return failure
     }
 
+    /// Deletes exactly the records of `M` that `condition` selects now, calling `willDelete`
+    /// and `didDelete` for each; nil when `M` has no delete callbacks (the caller deletes by
+    /// its condition). The records are read first and deleted by their keys, so a callback
+    /// that adds, changes or deletes records of `M` cannot make the delete take another set
+    /// than the one the callbacks saw.
+    func deleteWithCallbacks<M: StoredModel>(_ type: M.Type, _ table: TableDescription, where condition: SQLFragment) throws -> Int? {
+        guard ModelCallbacks.of(type).delete else { return nil }
+        let select = SQLFragment("SELECT \(table.selectList) FROM \(table.quotedTable) WHERE ") + condition
+        let statement = try connection.cachedStatement(select.sql)
+        try statement.bind(select.values)
+        let doomed = try decodeAll(type, from: statement, table: table)
+        let row = RowEncoder(layout: table.layout)
+        var keys: [[SQLValue]] = []
+        for model in doomed {
+            try row.encode(model)
+            keys.append(try table.key(of: row))
+        }
+        return try withDeleteCallbacks(doomed) { try deleteRecords(table, keys: keys) }
+    }
+
+    /// Deletes the records with `keys`, a few hundred per statement; returns how many went.
+    func deleteRecords(_ table: TableDescription, keys: [[SQLValue]]) throws -> Int {
+        var deleted = 0
+        let columns = "(" + table.keyNames.map(quoted).joined(separator: ", ") + ")"
+        let width = table.keyNames.count
+        let perStatement = max(1, 500 / width)
+        for start in stride(from: 0, to: keys.count, by: perStatement) {
+            let chunk = keys[start..<min(keys.count, start + perStatement)]
+            let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+            let sql =
+                "DELETE FROM \(table.quotedTable) WHERE \(columns) IN (VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ", ")))"
+            try connection.cachedStatement(sql).execute(chunk.flatMap { $0 })
+            deleted += connection.changes
+        }
+        return deleted
+    }
+
     /// Runs `body`, which deletes the records of `M` that `condition` selects (SQL over `M`'s
     /// table, no `WHERE`), with `willDelete` before and `didDelete` after for each of them
-    /// when `M` has delete callbacks: they are read first, as the callbacks need them.
+    /// when `M` has delete callbacks: they are read first, as the callbacks need them. The
+    /// condition must select the same records after the callbacks ran (a fixed list of keys).
     func withDeleteCallbacks<M: StoredModel>(
         _ type: M.Type, _ table: TableDescription, where condition: SQLFragment, _ body: () throws -> Int
     ) throws -> Int {
@@ -95,20 +145,25 @@ extension Session {
         let select = SQLFragment("SELECT \(table.selectList) FROM \(table.quotedTable) WHERE ") + condition
         let statement = try connection.cachedStatement(select.sql)
         try statement.bind(select.values)
-        let doomed = try decodeAll(type, from: statement, table: table).map { $0 as! any DeleteCallbacks }
-        func failure(_ error: any Error, _ model: any DeleteCallbacks, _ doing: String) -> ModelStoreError {
+        return try withDeleteCallbacks(try decodeAll(type, from: statement, table: table), body)
+    }
+
+    /// `willDelete` for each of `doomed`, then `body`, then `didDelete` for each.
+    private func withDeleteCallbacks<M: StoredModel>(_ doomed: [M], _ body: () throws -> Int) throws -> Int {
+        let callbacks = doomed.map { $0 as! any DeleteCallbacks }
+        func failure(_ error: any Error, _ doing: String) -> ModelStoreError {
             if let error = error as? ModelStoreError { return error }
             var failure = ModelStoreError(
-                .callbackFailed, "\(table.modelName) \(doing): \(error). Nothing of the call was written.", model: table.modelName)
+                .callbackFailed, "\(M.self) \(doing): \(error). Nothing of the call was written.", model: String(describing: M.self))
             failure.underlying = error
             return failure
         }
-        for model in doomed {
-            do { try model.willDelete(in: store) } catch { throw failure(error, model, "was refused by willDelete") }
+        for model in callbacks {
+            do { try model.willDelete(in: store) } catch { throw failure(error, "was refused by willDelete") }
         }
         let count = try body()
-        for model in doomed {
-            do { try model.didDelete(in: store) } catch { throw failure(error, model, "failed in didDelete") }
+        for model in callbacks {
+            do { try model.didDelete(in: store) } catch { throw failure(error, "failed in didDelete") }
         }
         return count
     }

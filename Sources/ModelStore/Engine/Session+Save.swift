@@ -71,7 +71,7 @@ extension Session {
             case .update:
                 let updated = table.updatable(row.present)
                 let found =
-                    updated.isEmpty
+                    !table.changesSomething(updated)
                     ? try exists(table, owner, key) : try update(row, columns: updated, key: key, table, owner)
                 guard found else {
                     throw ModelStoreError(

@@ -63,7 +63,7 @@ extension Session {
                 model: table.modelName, suggestion: "Narrow the match, or pass updatingAll: true to update every matching record.")
         }
         let columns = table.updatable(row.present)
-        guard !columns.isEmpty else { return .updated }
+        guard table.changesSomething(columns) else { return .updated }
         for key in keys {
             _ = try update(row, columns: columns, key: key, table, owner)
         }

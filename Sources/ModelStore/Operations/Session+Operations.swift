@@ -140,7 +140,7 @@ extension Session {
         let table = try table(type)
         switch path(table) {
         case .plain:
-            return try withDeleteCallbacks(type, table, where: SQLFragment("1")) { try deleteRecords(table, owner: ObjectIdentifier(type)) }
+            return try deleteWithCallbacks(type, table, where: SQLFragment("1")) ?? deleteRecords(table, owner: ObjectIdentifier(type))
         case .graph: return try delete(type, where: SQLFragment("1"), describing: "All \(table.modelName) records", selectsByKey: true)
         }
     }
@@ -154,7 +154,7 @@ extension Session {
             let selection = try selection(query, table)
             let condition =
                 selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
-            return try withDeleteCallbacks(M.self, table, where: condition) { try deleteRecords(query, in: table) }
+            return try deleteWithCallbacks(M.self, table, where: condition) ?? 0
         case .graph:
             let selection = try selection(query, table)
             let condition =

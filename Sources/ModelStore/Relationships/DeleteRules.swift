@@ -18,8 +18,12 @@ extension Session {
         // condition on the key alone selects the same records whatever the rules do.
         var condition = condition
         var scratch: String?
-        if !selectsByKey, table.relationships.contains(where: { $0.deleteRule != .noAction }) {
-            let name = "modelstore_deleting_\(chain.count)"
+        // Delete callbacks may add or change records of this table: the set they saw is fixed too.
+        let callbacks = ModelCallbacks.of(type).delete
+        if !selectsByKey && table.relationships.contains(where: { $0.deleteRule != .noAction }) || callbacks && condition.sql == "1" {
+            // A name of its own: a callback's delete inside this one must not reuse (and drop) it.
+            Self.scratchTables.increment()
+            let name = "modelstore_deleting_\(Self.scratchTables.current)"
             try connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))")
             let fill =
                 SQLFragment("CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition
@@ -118,4 +122,9 @@ extension Session {
             return
         }
     }
+}
+
+extension Session {
+    /// Numbers the scratch tables of deletes, which nest when a callback deletes.
+    static let scratchTables = Counter()
 }

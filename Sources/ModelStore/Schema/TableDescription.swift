@@ -49,6 +49,14 @@ struct TableDescription: Sendable {
         if let createdPosition { columns.remove(createdPosition) }
         return columns
     }
+
+    /// Whether `columns` hold a value other than the change date: an update of the change
+    /// date alone changes nothing, so it is not written.
+    func changesSomething(_ columns: ColumnMask) -> Bool {
+        var others = columns
+        if let updatedPosition { others.remove(updatedPosition) }
+        return !others.isEmpty
+    }
     var keyNames: [String] { keyPositions.map { layout.columns[$0].name } }
 
     private static let cache = Locked<[ObjectIdentifier: TableDescription]>([:])
