@@ -5,10 +5,15 @@ import Foundation
 /// Every property of a model becomes one `SQLValue` per record, and every value a query
 /// compares against is bound as one — never spliced into SQL text.
 public enum SQLValue: Sendable, Hashable {
+    /// SQL `NULL`: a `nil` optional.
     case null
+    /// A 64-bit signed integer (`INTEGER`).
     case integer(Int64)
+    /// A 64-bit floating-point number (`REAL`).
     case real(Double)
+    /// UTF-8 text (`TEXT`).
     case text(String)
+    /// Bytes (`BLOB`).
     case blob(Data)
 
     /// Whether this is SQL `NULL`.
