@@ -54,7 +54,9 @@ let package = Package(
         // Full-text search (FTS5): ranked searches with snippets, next to C and GRDB's FTS5.
         .executableTarget(
             name: "search-bench",
-            dependencies: ["CBaseline", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "BenchCore", "CBaseline", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // Iterating a million records without holding them: time and peak memory growth of
         // ModelStore's forEach and stream, next to a C sqlite3_step loop and GRDB's cursor.

@@ -40,21 +40,7 @@ struct Checked: StoredModel {
     }
 }
 
-let (rows, reps): (Int, Int) = {
-    var rows = 100_000
-    var reps = 9
-    var arguments = CommandLine.arguments.dropFirst()
-    while let flag = arguments.popFirst() {
-        switch flag {
-        case "--rows": rows = Int(arguments.popFirst() ?? "") ?? rows
-        case "--reps": reps = Int(arguments.popFirst() ?? "") ?? reps
-        default:
-            print("usage: lifecycle-bench [--rows N] [--reps K]")
-            exit(2)
-        }
-    }
-    return (rows, reps)
-}()
+let (rows, reps) = rowsAndReps("lifecycle-bench", rows: 100_000, reps: 9)
 
 let data = Dataset(rows: rows)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-bench-\(UUID().uuidString)")

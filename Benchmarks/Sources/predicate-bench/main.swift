@@ -23,21 +23,7 @@ struct Item: StoredModel {
     static let indexes: [TableIndex<Item>] = [.on(\.price)]
 }
 
-let (rows, reps): (Int, Int) = {
-    var rows = 100_000
-    var reps = 11
-    var arguments = CommandLine.arguments.dropFirst()
-    while let flag = arguments.popFirst() {
-        switch flag {
-        case "--rows": rows = Int(arguments.popFirst() ?? "") ?? rows
-        case "--reps": reps = Int(arguments.popFirst() ?? "") ?? reps
-        default:
-            print("usage: predicate-bench [--rows N] [--reps K]")
-            exit(2)
-        }
-    }
-    return (rows, reps)
-}()
+let (rows, reps) = rowsAndReps("predicate-bench", rows: 100_000, reps: 11)
 
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 

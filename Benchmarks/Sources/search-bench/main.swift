@@ -6,6 +6,7 @@
 //  - search + condition: the same with `year >= 2010`.
 //
 //   swift run -c release --package-path Benchmarks search-bench [--rows N] [--reps K]
+import BenchCore
 import CBaseline
 import Foundation
 import GRDB
@@ -32,21 +33,7 @@ struct Hit: Decodable, FetchableRecord {
     var bodySnippet: String
 }
 
-let (rows, reps): (Int, Int) = {
-    var rows = 100_000
-    var reps = 5
-    var arguments = CommandLine.arguments.dropFirst()
-    while let flag = arguments.popFirst() {
-        switch flag {
-        case "--rows": rows = Int(arguments.popFirst() ?? "") ?? rows
-        case "--reps": reps = Int(arguments.popFirst() ?? "") ?? reps
-        default:
-            print("usage: search-bench [--rows N] [--reps K]")
-            exit(2)
-        }
-    }
-    return (rows, reps)
-}()
+let (rows, reps) = rowsAndReps("search-bench", rows: 100_000, reps: 5)
 
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 

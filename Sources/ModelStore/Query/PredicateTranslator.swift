@@ -390,11 +390,6 @@ struct PredicateTranslator {
         }
         return ""
     }
-
-    /// `lhs op rhs` for arithmetic and other value operators.
-    mutating func combine(_ lhs: any PredicateExpression, _ op: String, _ rhs: any PredicateExpression) throws -> PredicateTerm {
-        try compare(lhs, op, rhs)
-    }
 }
 
 /// An Optional of any type, opened without `Mirror`.

@@ -22,8 +22,7 @@ extension Session {
         let callbacks = ModelCallbacks.of(type).delete
         if !selectsByKey && table.relationships.contains(where: { $0.deleteRule != .noAction }) || callbacks && condition.sql == "1" {
             // A name of its own: a callback's delete inside this one must not reuse (and drop) it.
-            Self.scratchTables.increment()
-            let name = "modelstore_deleting_\(Self.scratchTables.current)"
+            let name = "modelstore_deleting_\(Self.scratchTables.next())"
             try connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))")
             let fill =
                 SQLFragment("CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition

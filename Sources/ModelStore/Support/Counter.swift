@@ -14,6 +14,14 @@ final class Counter: @unchecked Sendable {
         return value
     }
 
+    /// Adds one and returns the new count, in one step (two callers never get the same).
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+
     /// Adds one.
     func increment() {
         lock.lock()
