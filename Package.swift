@@ -11,6 +11,9 @@ let package = Package(
     platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
+        // The same models on a PostgreSQL server, through vapor/postgres-nio. A separate
+        // product: a program that uses only `ModelStore` never compiles postgres-nio.
+        .library(name: "ModelStorePostgres", targets: ["ModelStorePostgres"]),
         .executable(name: "demo", targets: ["Demo"]),
         .executable(name: "importer", targets: ["Importer"]),
         .executable(name: "async-tour", targets: ["AsyncTour"]),
@@ -18,7 +21,9 @@ let package = Package(
     // Only for `swift package generate-documentation` (the DocC catalog); no target depends on
     // it, so a program using ModelStore compiles nothing of it.
     dependencies: [
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Only ModelStorePostgres depends on it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -28,6 +33,11 @@ let package = Package(
         .target(
             name: "ModelStore",
             dependencies: ["ModelStoreCSQLite"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ModelStorePostgres",
+            dependencies: ["ModelStore", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -66,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ReliabilityFixtures", "ReliabilityHelper"],
+            dependencies: ["ModelStore", "ModelStorePostgres", "ReliabilityFixtures", "ReliabilityHelper"],
             swiftSettings: strictSwift
         ),
     ],

@@ -164,7 +164,7 @@ extension Session {
         }
         let select = "SELECT \(keyList), \(varyingList) FROM \(table.quotedTable)"
         let parts = QueryCompiler.keyMembership(
-            varyingColumns, distinct, parameterBudget: QueryCompiler.listParameterBudget - shared.count)
+            varyingColumns, distinct, parameterBudget: QueryCompiler.listParameterBudget - shared.count, dialect: connection.dialect)
         if parts.count > 1, !table.hasIndex(leadingWith: varying, after: shared) {
             let condition = sharedConditions.isEmpty ? "" : " WHERE " + sharedConditions.joined(separator: " AND ")
             try collect(select + condition, sharedValues, onlyWanted: true)

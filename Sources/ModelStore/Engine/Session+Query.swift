@@ -60,8 +60,14 @@ extension Session {
         let compiler = compiler(table)
         try compiler.checkRunsInSQL(query)
         guard query.isPaged else { return try compiler.whereClause(query.predicate) }
-        let page = try compiler.select("rowid", query)
-        return SQLFragment(" WHERE rowid IN (" + page.sql + ")", page.values)
+        guard connection.dialect.isServer else {
+            let page = try compiler.select("rowid", query)
+            return SQLFragment(" WHERE rowid IN (" + page.sql + ")", page.values)
+        }
+        // A server has no rowid: the page's keys select its records.
+        let key = "(" + table.keyOrder + ")"
+        let page = try compiler.select(table.keyOrder, query)
+        return SQLFragment(" WHERE \(key) IN (" + page.sql + ")", page.values)
     }
 
     /// The single value a query returns, or nil when it returns no row.

@@ -18,7 +18,10 @@ enum StatementCatalog: Int {
     /// `upsert` returning the record as stored: every column (an assigned key included).
     case upsertReturning
 
-    static func sql(_ operation: StatementCatalog, _ table: TableDescription, shape: ColumnMask = ColumnMask()) -> String {
+    static func sql(
+        _ operation: StatementCatalog, _ table: TableDescription, shape: ColumnMask = ColumnMask(),
+        dialect: any SQLDialect = SQLiteDialect()
+    ) -> String {
         let from = " FROM \(table.quotedTable)"
         switch operation {
         case .findByKey:
@@ -39,7 +42,7 @@ enum StatementCatalog: Int {
                 // The change date moves only when another value changes: numbered parameters,
                 // each value bound once, read by its assignment and by the test.
                 let numbered = positions.enumerated().map { (name: quoted(table.columns[$1].name), mark: "?\($0 + 1)", position: $1) }
-                let changed = numbered.filter { $0.position != stamp }.map { "\($0.name) IS NOT \($0.mark) COLLATE BINARY" }
+                let changed = numbered.filter { $0.position != stamp }.map { dialect.distinct($0.name, $0.mark) + dialect.binaryCollation }
                     .joined(separator: " OR ")
                 let assignments = numbered.map {
                     $0.position == stamp
@@ -59,20 +62,38 @@ enum StatementCatalog: Int {
             // made) would call "Bob" equal to "bob" and skip a real change. The change date
             // is not a change in itself.
             let changed = zip(positions, names).enumerated().filter { $1.0 != table.updatedPosition }
-                .map { "\($1.1) IS NOT ?\($0 + 1) COLLATE BINARY" }.joined(separator: " OR ")
-            return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition) AND (\(changed.isEmpty ? "0" : changed))"
+                .map { dialect.distinct($1.1, "?\($0 + 1)") + dialect.binaryCollation }.joined(separator: " OR ")
+            return "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(table.keyCondition) AND (\(changed.isEmpty ? "1 = 0" : changed))"
         case .upsertReturning:
-            return sql(.upsert, table, shape: shape) + " RETURNING \(table.selectList)"
+            return sql(.upsert, table, shape: shape, dialect: dialect, marked: false) + " RETURNING \(table.selectList)"
+                + marker(table, dialect, true)
+        case .insert, .insertIfAbsent, .upsert:
+            return sql(operation, table, shape: shape, dialect: dialect, marked: true)
+        }
+    }
+
+    /// What the driver of a server needs to tell an inserted row from an updated one.
+    private static func marker(_ table: TableDescription, _ dialect: any SQLDialect, _ returning: Bool) -> String {
+        dialect.insertedMarker(returning: returning, key: table.assignsKeys ? quoted(table.keyNames[0]) : nil)
+    }
+
+    private static func sql(
+        _ operation: StatementCatalog, _ table: TableDescription, shape: ColumnMask, dialect: any SQLDialect, marked: Bool
+    ) -> String {
+        switch operation {
         case .insert, .insertIfAbsent, .upsert:
             let positions = table.columns.indices.filter(shape.contains)
             let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
             let marks = Array(repeating: "?", count: positions.count).joined(separator: ", ")
             let insert = "INSERT INTO \(table.quotedTable) (\(names)) VALUES (\(marks))"
+            let marker = marked ? marker(table, dialect, false) : ""
             switch operation {
-            case .insertIfAbsent: return insert + " ON CONFLICT DO NOTHING"
-            case .upsert: return insert + upsertClauses(table, shape: shape)
-            default: return insert
+            case .insertIfAbsent: return insert + " ON CONFLICT DO NOTHING" + marker
+            case .upsert: return insert + upsertClauses(table, shape: shape, dialect: dialect) + marker
+            default: return insert + marker
             }
+        default:
+            return sql(operation, table, shape: shape, dialect: dialect)
         }
     }
 
@@ -80,7 +101,7 @@ enum StatementCatalog: Int {
     /// then one clause per unique index the shape covers, so a unique index dedupes as the
     /// key does. The WHERE skips records that already hold every value: an unchanged
     /// re-import writes nothing (not even to the WAL), and the save can tell it was unchanged.
-    private static func upsertClauses(_ table: TableDescription, shape: ColumnMask) -> String {
+    private static func upsertClauses(_ table: TableDescription, shape: ColumnMask, dialect: any SQLDialect) -> String {
         // A stored record keeps its creation date, and its change date is not a change.
         let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) && $0 != table.createdPosition }
         let compared = updated.filter { $0 != table.updatedPosition }
@@ -90,10 +111,19 @@ enum StatementCatalog: Int {
             " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             // COLLATE BINARY: see updateByKeyIfChanged; bytes decide what changed.
             + " WHERE "
-            + compared.map { quoted(table.columns[$0].name) }.map { "\($0) IS NOT excluded.\($0) COLLATE BINARY" }
+            + compared.map { quoted(table.columns[$0].name) }
+            // A server sees the target's and the proposed row's columns alike: name the target.
+            .map { dialect.distinct((dialect.isServer ? table.quotedTable + "." : "") + $0, "excluded.\($0)") + dialect.binaryCollation }
             .joined(separator: " OR ")
+        if !dialect.supportsMultipleUpsertClauses, !table.keyMask.isSubset(of: shape),
+            let index = table.indexes.first(where: { $0.isUnique && $0.positions.allSatisfy(shape.contains) })
+        {
+            // One conflict target only (PostgreSQL): without the key (a key the database
+            // assigns), the unique index is what finds the stored record.
+            return " ON CONFLICT (\(index.columns.map(quoted).joined(separator: ", ")))" + action
+        }
         var sql = " ON CONFLICT (\(table.keyOrder))" + action
-        guard Connection.supportsMultipleUpsertClauses else { return sql }
+        guard dialect.supportsMultipleUpsertClauses else { return sql }
         for index in table.indexes where index.isUnique && index.positions.allSatisfy(shape.contains) {
             sql += " ON CONFLICT (\(index.columns.map(quoted).joined(separator: ", ")))" + action
         }
@@ -109,7 +139,7 @@ extension Session {
         shape: ColumnMask = ColumnMask()
     ) throws -> Statement {
         try connection.cachedStatement(StatementKey(owner: owner, operation: operation.rawValue, shape: shape)) {
-            StatementCatalog.sql(operation, table, shape: shape)
+            StatementCatalog.sql(operation, table, shape: shape, dialect: connection.dialect)
         }
     }
 }

@@ -140,8 +140,8 @@ extension Session {
         let table = try table(type)
         switch path(table) {
         case .plain:
-            return try deleteWithCallbacks(type, table, where: SQLFragment("1")) ?? deleteRecords(table, owner: ObjectIdentifier(type))
-        case .graph: return try delete(type, where: SQLFragment("1"), describing: "All \(table.modelName) records", selectsByKey: true)
+            return try deleteWithCallbacks(type, table, where: SQLFragment("TRUE")) ?? deleteRecords(table, owner: ObjectIdentifier(type))
+        case .graph: return try delete(type, where: SQLFragment("TRUE"), describing: "All \(table.modelName) records", selectsByKey: true)
         }
     }
 
@@ -153,12 +153,14 @@ extension Session {
             guard ModelCallbacks.of(M.self).delete else { return try deleteRecords(query, in: table) }
             let selection = try selection(query, table)
             let condition =
-                selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
+                selection.sql.isEmpty
+                ? SQLFragment("TRUE") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
             return try deleteWithCallbacks(M.self, table, where: condition) ?? 0
         case .graph:
             let selection = try selection(query, table)
             let condition =
-                selection.sql.isEmpty ? SQLFragment("1") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
+                selection.sql.isEmpty
+                ? SQLFragment("TRUE") : SQLFragment(String(selection.sql.dropFirst(" WHERE ".count)), selection.values)
             return try delete(M.self, where: condition, describing: "\(table.modelName) records matching the query")
         }
     }

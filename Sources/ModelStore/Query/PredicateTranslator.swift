@@ -150,7 +150,7 @@ struct PredicateTranslator {
             let r = prefilter(rhs)
             return SQLFragment("(\(l.sql)) AND (\(r.sql))", l.values + r.values)
         }
-        return (try? condition(expression)) ?? SQLFragment("1")
+        return (try? condition(expression)) ?? SQLFragment("TRUE")
     }
 
     /// The expression as a condition (SQL that is true or false, never NULL for a Swift `Bool`).

@@ -20,6 +20,7 @@ extension QueryCompiler {
     private func target(_ relationship: RelationshipDescription) throws -> QueryCompiler {
         var compiler = QueryCompiler(table: try resolve(relationship.target), resolve: resolve)
         compiler.depth = depth + 1
+        compiler.dialect = dialect
         return compiler
     }
 
@@ -142,6 +143,13 @@ extension QueryCompiler {
                 .invalidQuery,
                 "\(table.modelName).\(reference.described) is not stored as a JSON array, so it has no elements to look for \(value.description) among.",
                 model: table.modelName, column: reference.described, value: value.description)
+        }
+        if dialect.isServer {
+            throw ModelStoreError(
+                .unsupported,
+                "\(table.modelName).\(reference.described) is a JSON-stored array; looking inside one is SQLite's json_each, on SQLite only for now.",
+                model: table.modelName, column: reference.described, value: value.description,
+                suggestion: "Store the elements as a to-many relationship, or filter the records in Swift.")
         }
         let source =
             reference.path.isEmpty

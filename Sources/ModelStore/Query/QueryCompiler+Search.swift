@@ -17,7 +17,7 @@ extension QueryCompiler {
     /// `DELETE` or `UPDATE` by it is not disturbed by the index changing under it.
     func fullText(_ text: SearchText, columns: [ColumnReference]) throws -> SQLFragment {
         let search = try searchIndex()
-        guard let expression = try matchExpression(text, columns: columns, in: search) else { return SQLFragment("0") }
+        guard let expression = try matchExpression(text, columns: columns, in: search) else { return SQLFragment("FALSE") }
         return SQLFragment(
             "rowid IN (SELECT rowid FROM \(search.quotedName) WHERE \(search.quotedName) MATCH ?)", [.text(expression)])
     }

@@ -31,6 +31,8 @@ struct QueryCompiler {
     /// Whether columns are written with their table (`"Item"."price"`), as a translated
     /// predicate needs inside `json_each` subqueries.
     var qualifiesColumns = false
+    /// The backend's SQL (the session's connection's).
+    var dialect: any SQLDialect = SQLiteDialect()
 
     /// How SQL names this compiler's table: the table itself at the top, an alias of its own
     /// in a subquery.
@@ -87,6 +89,13 @@ struct QueryCompiler {
             )
         }
         let base = try column(ColumnReference(name: reference.name))
+        if dialect.isServer {
+            throw ModelStoreError(
+                .unsupported,
+                "\(table.modelName).\(reference.described) reaches inside a JSON-stored value, which conditions and orderings do on SQLite only for now.",
+                model: table.modelName, column: reference.described,
+                suggestion: "Filter on a stored property of \(table.modelName), or filter the records in Swift.")
+        }
         let position = table.layout.position(of: reference.name)!
         guard table.columns[position].isJSON else {
             throw ModelStoreError(
@@ -102,7 +111,7 @@ struct QueryCompiler {
     /// inside a JSON-stored one (a JSON number compares as a number). Ordering comparisons,
     /// ORDER BY terms and min/max arguments append it; equality needs none (the text is canonical).
     func orderingCollation(for reference: ColumnReference) -> String {
-        guard reference.path.isEmpty, let position = table.layout.position(of: reference.name),
+        guard !dialect.isServer, reference.path.isEmpty, let position = table.layout.position(of: reference.name),
             table.columns[position].holdsDecimal
         else { return "" }
         return " COLLATE " + DecimalCollation.name
@@ -196,7 +205,8 @@ struct QueryCompiler {
             return SQLFragment(table.quotedTable) + (try whereClause(query.predicate))
         }
         let inner = try select(columns, query)
-        return SQLFragment("(" + inner.sql + ")", inner.values)
+        // PostgreSQL wants every subquery in FROM named.
+        return SQLFragment("(" + inner.sql + ") AS \"modelstore_page\"", inner.values)
     }
 
     // MARK: Predicates
@@ -205,6 +215,9 @@ struct QueryCompiler {
         switch node {
         case .compare(let reference, let op, let value):
             let collation = op == .equal || op == .notEqual ? "" : orderingCollation(for: reference)
+            if op == .notEqual, dialect.isServer {
+                return SQLFragment(dialect.distinct(try expression(reference), "?"), try bound([value], for: reference))
+            }
             return SQLFragment("\(try expression(reference))\(collation) \(op.rawValue) ?", try bound([value], for: reference))
         case .isNull(let reference, let negated):
             return SQLFragment("\(try expression(reference)) IS \(negated ? "NOT " : "")NULL")
@@ -217,11 +230,19 @@ struct QueryCompiler {
         case .text(let reference, let match, let text, let caseInsensitive):
             return try textMatch(try expression(reference), match, text, caseInsensitive: caseInsensitive)
         case .translated(let translate):
+            if dialect.isServer {
+                throw ModelStoreError(
+                    .unsupported,
+                    "A #Predicate on \(table.modelName) runs on SQLite only for now: its translation uses SQLite's functions.",
+                    model: table.modelName,
+                    suggestion:
+                        "Write the condition with key-path operators (\\.price > 5 && \\.name == \"x\"), which run on both backends.")
+            }
             let translated = try translate(self)
             return SQLFragment("(" + translated.sql + ")", translated.values)
         case .isTrue(let inner):
             let compiled = try compile(inner)
-            return SQLFragment("coalesce((" + compiled.sql + "), 0)", compiled.values)
+            return SQLFragment("coalesce((" + compiled.sql + "), FALSE)", compiled.values)
         case .arrayContains(let reference, let value):
             return try arrayContains(reference, value)
         case .related(let relationship, let quantifier, let inner):
@@ -232,10 +253,10 @@ struct QueryCompiler {
             // A count is never NULL, so `IS NOT` is plain inequality here.
             return SQLFragment("\(counted.sql) \(op == .notEqual ? "<>" : op.rawValue) ?", counted.values + [.integer(number)])
         case .and(let nodes):
-            guard !nodes.isEmpty else { return SQLFragment("1") }
+            guard !nodes.isEmpty else { return SQLFragment("TRUE") }
             return try join(nodes, with: " AND ")
         case .or(let nodes):
-            guard !nodes.isEmpty else { return SQLFragment("0") }
+            guard !nodes.isEmpty else { return SQLFragment("FALSE") }
             return try join(nodes, with: " OR ")
         case .not(let inner):
             let compiled = try compile(inner)
@@ -243,7 +264,7 @@ struct QueryCompiler {
         case .sql(let fragment, let values):
             return SQLFragment("(" + fragment + ")", values)
         case .constant(let value):
-            return SQLFragment(value ? "1" : "0")
+            return SQLFragment(value ? "TRUE" : "FALSE")
         case .fullText(let text, let columns):
             return try fullText(text, columns: columns)
         case .invalid(var error, let reference):
@@ -273,7 +294,7 @@ struct QueryCompiler {
     }
 
     func membership(_ column: String, _ values: [SQLValue], negated: Bool) throws -> SQLFragment {
-        guard !values.isEmpty else { return SQLFragment(negated ? "1" : "0") }
+        guard !values.isEmpty else { return SQLFragment(negated ? "TRUE" : "FALSE") }
         let keyword = negated ? "NOT IN" : "IN"
         if values.count <= Self.inlineListLimit {
             let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
@@ -282,7 +303,7 @@ struct QueryCompiler {
         // A long list is one JSON array for the values JSON carries exactly, plus inline lists
         // for the rest; `x IN (A ∪ B)` is `x IN A OR x IN B` in SQL's three-valued logic too,
         // and `x NOT IN (A ∪ B)` is `x NOT IN A AND x NOT IN B`.
-        let parts = Self.membershipParts(column, values, keyword: keyword)
+        let parts = Self.membershipParts(column, values, keyword: keyword, dialect: dialect)
         guard parts.reduce(0, { $0 + $1.values.count }) <= Self.maximumListParameters else {
             throw ModelStoreError(
                 .invalidQuery,
@@ -307,9 +328,11 @@ struct QueryCompiler {
     /// fragment is a query of its own; full chunks share their SQL, so a cached statement
     /// serves them all. The one builder of key lists: relationship loading, link checks and
     /// match-key batches all use it.
-    static func keyMembership(_ columns: [String], _ keys: [[SQLValue]], parameterBudget: Int = listParameterBudget) -> [SQLFragment] {
+    static func keyMembership(
+        _ columns: [String], _ keys: [[SQLValue]], parameterBudget: Int = listParameterBudget, dialect: any SQLDialect = SQLiteDialect()
+    ) -> [SQLFragment] {
         guard !keys.isEmpty else { return [] }
-        if columns.count == 1 { return membershipParts(columns[0], keys.map { $0[0] }) }
+        if columns.count == 1 { return membershipParts(columns[0], keys.map { $0[0] }, dialect: dialect) }
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         let chunkSize = max(1, parameterBudget / columns.count)
         let list = "(" + columns.joined(separator: ", ") + ")"
@@ -325,7 +348,10 @@ struct QueryCompiler {
     /// exactly), and lists of at most `inlineListLimit` bound values for everything else
     /// (reals, whose text form SQLite might round differently; byte strings; NULs, at which
     /// `json_each` cuts a text).
-    static func membershipParts(_ column: String, _ values: [SQLValue], keyword: String = "IN") -> [SQLFragment] {
+    static func membershipParts(
+        _ column: String, _ values: [SQLValue], keyword: String = "IN", dialect: any SQLDialect = SQLiteDialect()
+    ) -> [SQLFragment] {
+        if dialect.isServer { return serverMembershipParts(column, values, keyword: keyword) }
         var carried: [SQLValue] = []
         var inline: [SQLValue] = []
         for value in values {
@@ -342,6 +368,41 @@ struct QueryCompiler {
         var parts: [SQLFragment] = []
         if !carried.isEmpty {
             parts.append(SQLFragment("\(column) \(keyword) (SELECT value FROM json_each(?))", [.text(jsonArray(carried))]))
+        }
+        for start in stride(from: 0, to: inline.count, by: inlineListLimit) {
+            let chunk = Array(inline[start..<min(start + inlineListLimit, inline.count)])
+            parts.append(
+                SQLFragment("\(column) \(keyword) (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk))
+        }
+        return parts
+    }
+
+    /// On a server: integers and texts as one array parameter (`column = ANY(?)`, typed by the
+    /// column), the rest inline.
+    private static func serverMembershipParts(_ column: String, _ values: [SQLValue], keyword: String) -> [SQLFragment] {
+        var carried: [SQLValue] = []
+        var inline: [SQLValue] = []
+        for value in values {
+            switch value {
+            case .integer, .text: carried.append(value)
+            default: inline.append(value)
+            }
+        }
+        var parts: [SQLFragment] = []
+        if !carried.isEmpty {
+            var array = "{"
+            for (offset, value) in carried.enumerated() {
+                if offset > 0 { array += "," }
+                switch value {
+                case .integer(let integer): array += String(integer)
+                case .text(let text):
+                    array += "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+                default: break
+                }
+            }
+            array += "}"
+            let test = "\(column) = ANY(?)"
+            parts.append(SQLFragment(keyword == "IN" ? test : "NOT (\(test))", [.text(array)]))
         }
         for start in stride(from: 0, to: inline.count, by: inlineListLimit) {
             let chunk = Array(inline[start..<min(start + inlineListLimit, inline.count)])
@@ -397,10 +458,25 @@ struct QueryCompiler {
                     value: SQLValue.text(text).description,
                     suggestion: "Use contains, hasPrefix or hasSuffix, which match NUL characters literally.")
             }
+            if dialect.isServer {
+                // SQLite's LIKE has no escape character, and folds ASCII letters only.
+                return SQLFragment("\(column) \(caseInsensitive ? "ILIKE" : "LIKE") ? ESCAPE ''", [.text(text)])
+            }
             guard !caseInsensitive else { return SQLFragment("\(column) LIKE ?", [.text(text)]) }
             return SQLFragment("\(column) GLOB ?", [.text(Self.globPattern(fromLike: text))])
         }
         if text.isEmpty { return SQLFragment("\(column) IS NOT NULL") }
+        if dialect.isServer {
+            // strpos, left and right compare characters exactly (the database is UTF-8).
+            let subject = caseInsensitive ? "lower(\(column))" : column
+            let needle = caseInsensitive ? "lower(?)" : "?"
+            switch match {
+            case .contains: return SQLFragment("strpos(\(subject), \(needle)) > 0", [.text(text)])
+            case .prefix: return SQLFragment("starts_with(\(subject), \(needle))", [.text(text)])
+            case .suffix, .like:
+                return SQLFragment("right(\(subject), char_length(\(needle))) = \(needle)", [.text(text), .text(text)])
+            }
+        }
         if caseInsensitive {
             switch match {
             case .contains:

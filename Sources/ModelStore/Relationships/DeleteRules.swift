@@ -20,18 +20,28 @@ extension Session {
         var scratch: String?
         // Delete callbacks may add or change records of this table: the set they saw is fixed too.
         let callbacks = ModelCallbacks.of(type).delete
-        if !selectsByKey && table.relationships.contains(where: { $0.deleteRule != .noAction }) || callbacks && condition.sql == "1" {
+        if !selectsByKey && table.relationships.contains(where: { $0.deleteRule != .noAction }) || callbacks && condition.sql == "TRUE" {
             // A name of its own: a callback's delete inside this one must not reuse (and drop) it.
             let name = "modelstore_deleting_\(Self.scratchTables.next())"
-            try connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))")
-            let fill =
-                SQLFragment("CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition
-            try connection.cachedStatement(fill.sql).execute(fill.values)
-            condition = SQLFragment("(\(table.keyOrder)) IN (SELECT * FROM temp.\(quoted(name)))")
+            let temp = connection.dialect.temporarySchema
+            try connection.execute("DROP TABLE IF EXISTS \(temp).\(quoted(name))")
+            if connection.dialect.isServer {
+                // A server takes no parameters in CREATE TABLE … AS: make it empty, then fill it.
+                try connection.execute(
+                    "CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WITH NO DATA")
+                let fill = SQLFragment("INSERT INTO \(quoted(name)) SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition
+                try connection.cachedStatement(fill.sql).execute(fill.values)
+            } else {
+                let fill =
+                    SQLFragment("CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ")
+                    + condition
+                try connection.cachedStatement(fill.sql).execute(fill.values)
+            }
+            condition = SQLFragment("(\(table.keyOrder)) IN (SELECT * FROM \(temp).\(quoted(name)))")
             scratch = name
         }
         defer {
-            if let scratch { try? connection.execute("DROP TABLE IF EXISTS temp.\(quoted(scratch))") }
+            if let scratch { try? connection.execute("DROP TABLE IF EXISTS \(connection.dialect.temporarySchema).\(quoted(scratch))") }
         }
         let selected = SQLFragment("SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition
         // Delete callbacks see each record before its rules run and after it is gone.

@@ -207,7 +207,9 @@ final class GraphLoader {
     ) throws -> [[Int]] {
         // Every parent is loaded: select children by scanning rather than by a key list.
         func parentsIn(_ columns: [String]) -> [SQLFragment] {
-            wholeTable ? [SQLFragment("1")] : Self.membership(columns, positions.map { parents.key($0).values })
+            wholeTable
+                ? [SQLFragment("TRUE")]
+                : Self.membership(columns, positions.map { parents.key($0).values }, dialect: session.connection.dialect)
         }
         var childrenOf = Array(repeating: [Int](), count: positions.count)
         let target = children.table
@@ -223,7 +225,7 @@ final class GraphLoader {
                 links.append(link)
                 if let link, children.position(of: link) == nil { wanted.insert(link) }
             }
-            for condition in Self.membership(targetKey, wanted.map(\.values)) {
+            for condition in Self.membership(targetKey, wanted.map(\.values), dialect: session.connection.dialect) {
                 let sql = SQLFragment("SELECT \(target.prefixedSelectList("t")) FROM \(target.quotedTable) t WHERE ") + condition
                 _ = try read(sql, into: children, prefix: 0)
             }
@@ -352,8 +354,8 @@ final class GraphLoader {
     }
 
     /// `(columns) IN (…)` conditions covering `keys`, chunked to stay within SQLite's limits.
-    static func membership(_ columns: [String], _ keys: [[SQLValue]]) -> [SQLFragment] {
-        QueryCompiler.keyMembership(columns, keys)
+    static func membership(_ columns: [String], _ keys: [[SQLValue]], dialect: any SQLDialect) -> [SQLFragment] {
+        QueryCompiler.keyMembership(columns, keys, dialect: dialect)
     }
 
     // MARK: Checking paths

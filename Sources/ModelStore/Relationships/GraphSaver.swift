@@ -418,7 +418,7 @@ final class GraphSaver {
             "UPDATE \(target.quotedTable) SET " + linked.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE "
                 + linked.map { "\($0) = ?" }.joined(separator: " AND "), key)
         if !keys.isEmpty {
-            sql = sql + SQLFragment(" AND NOT (") + Self.anyOf(target.keyNames.map(quoted), keys) + SQLFragment(")")
+            sql = sql + SQLFragment(" AND NOT (") + anyOf(target.keyNames.map(quoted), keys) + SQLFragment(")")
         }
         try session.connection.cachedStatement(sql.sql).execute(sql.values)
     }
@@ -440,7 +440,7 @@ final class GraphSaver {
         var remove = SQLFragment(
             "DELETE FROM \(quoted(join.name)) WHERE " + owner.map { "\($0) = ?" }.joined(separator: " AND "), key)
         if !targets.isEmpty {
-            remove = remove + SQLFragment(" AND NOT (") + Self.anyOf(target, targets) + SQLFragment(")")
+            remove = remove + SQLFragment(" AND NOT (") + anyOf(target, targets) + SQLFragment(")")
         }
         try session.connection.cachedStatement(remove.sql).execute(remove.values)
     }
@@ -483,8 +483,8 @@ final class GraphSaver {
     }
 
     /// `(columns) IN (VALUES …)` or `column IN (…)`, for the keys a link keeps.
-    static func anyOf(_ columns: [String], _ keys: [[SQLValue]]) -> SQLFragment {
-        let conditions = GraphLoader.membership(columns, keys)
+    func anyOf(_ columns: [String], _ keys: [[SQLValue]]) -> SQLFragment {
+        let conditions = GraphLoader.membership(columns, keys, dialect: session.connection.dialect)
         return SQLFragment(
             conditions.map { "(" + $0.sql + ")" }.joined(separator: " OR "), conditions.flatMap(\.values))
     }

@@ -68,7 +68,7 @@ extension Session {
             let width = table.foreignKeyColumns.count
             var links: [RecordKey: [SQLValue]] = [:]
             let linkColumns = table.foreignKeyColumns.map { quoted($0.name) }
-            for condition in GraphLoader.membership(table.keyNames.map(quoted), keys) {
+            for condition in GraphLoader.membership(table.keyNames.map(quoted), keys, dialect: connection.dialect) {
                 let sql =
                     SQLFragment(
                         "SELECT \((table.keyNames.map(quoted) + linkColumns).joined(separator: ", ")) FROM \(table.quotedTable) WHERE ")

@@ -21,6 +21,17 @@ final class Connection {
     /// Prepared statements kept per connection; past this, the caches start over.
     private static let cacheLimit = 512
 
+    /// The server connection, when this is not SQLite (then `handle` is a private in-memory
+    /// SQLite database that only holds the rows being read: see `RemoteStatement`).
+    let remote: (any RemoteConnection)?
+    /// The SQL the engine writes for this backend.
+    let dialect: any SQLDialect
+    /// A server's counterparts of SQLite's connection state (see `runRemote`).
+    private var remoteChanges = 0
+    private var remoteTotalChanges: Int64 = 0
+    private var remoteLastInsert: Int64 = 0
+    private var remoteInTransaction = false
+
     /// Opens a connection. Opening is lazy in SQLite: a bad file shows at the first read,
     /// so callers validate with `PRAGMA`s right after.
     init(location: String, flags: Int32, busyTimeout: TimeInterval) throws {
@@ -36,6 +47,8 @@ final class Connection {
         }
         self.handle = db
         self.location = location
+        self.remote = nil
+        self.dialect = SQLiteDialect()
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1000).rounded())))
         // Every connection, writer and readers alike: a quoted name that is not a column must
@@ -47,9 +60,25 @@ final class Connection {
         try registerPredicateFunctions()
     }
 
+    /// A connection to a server, through its driver.
+    init(remote: any RemoteConnection, dialect: any SQLDialect) throws {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            sqlite3_close_v2(db)
+            throw ModelStoreError.sqlite(resultCode: rc, message: "cannot open the local row buffer", sql: nil)
+        }
+        self.handle = db
+        self.location = remote.location
+        self.remote = remote
+        self.dialect = dialect
+        sqlite3_extended_result_codes(db, 1)
+    }
+
     /// The first `count` bytes of the main database file (fewer when it is shorter) and its
     /// size, read through SQLite's own descriptor: see `csqlite_read_file_start`.
     func readFileStart(count: Int) throws -> (bytes: [UInt8], size: Int64) {
+        try refuseOnServer("reading the database file")
         var size: sqlite3_int64 = 0
         var bytes = [UInt8](repeating: 0, count: count)
         let rc = bytes.withUnsafeMutableBytes { csqlite_read_file_start(handle, $0.baseAddress, Int32(count), &size) }
@@ -63,6 +92,7 @@ final class Connection {
     /// SQLite's online backup API, in one step: the copy is the snapshot this connection
     /// reads (inside a read transaction, exactly that one).
     func backup(to path: String) throws {
+        try refuseOnServer("backup(to:)")
         let destination = try Connection(
             location: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, busyTimeout: 5)
         defer { destination.close() }
@@ -94,12 +124,74 @@ final class Connection {
         sqlite3_trace_v2(handle, 0, nil, nil)
         trace = nil
         sqlite3_close_v2(handle)
+        remote?.close()
+    }
+
+    /// Throws `.unsupported` naming `feature` on a server: it is SQLite's alone.
+    func refuseOnServer(_ feature: String) throws {
+        guard remote != nil else { return }
+        throw ModelStoreError(
+            .unsupported, "\(feature) is SQLite's alone; the store at \(location) is on \(dialect.name).",
+            suggestion: "Use the server's own tools for it (for PostgreSQL, pg_dump), or a SQLite store.")
+    }
+
+    /// Prepares `sql` on the local SQLite database (on a server, the row buffer).
+    func prepareLocal(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw ModelStoreError.sqlite(
+                resultCode: sqlite3_extended_errcode(handle),
+                message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+        return statement
+    }
+
+    /// Runs `sql` on the server and keeps SQLite's bookkeeping in step: the rows changed,
+    /// whether a transaction is open, and what an INSERT did (`insertedMarker`).
+    func runRemote(_ sql: String, _ values: [SQLValue]) throws -> RemoteResult {
+        guard let remote else { preconditionFailure("runRemote on a SQLite connection") }
+        trace?.handler(sql)
+        let result: RemoteResult
+        do {
+            result = try remote.run(sql, values)
+        } catch {
+            // A failed statement inside a transaction leaves PostgreSQL's transaction
+            // aborted: only ROLLBACK works. A lost connection has none left.
+            if let failure = error as? ModelStoreError, failure.code == .connectionLost { remoteInTransaction = false }
+            throw error
+        }
+        remoteChanges = result.changes
+        remoteTotalChanges += Int64(result.changes)
+        let head = sql.prefix(9).uppercased()
+        if head.hasPrefix("BEGIN") {
+            remoteInTransaction = true
+        } else if head.hasPrefix("COMMIT") || head == "ROLLBACK"
+            || (head.hasPrefix("ROLLBACK") && !sql.uppercased().hasPrefix("ROLLBACK TO"))
+        {
+            remoteInTransaction = false
+        }
+        if let marker = result.columns.firstIndex(of: "modelstore_inserted"), let row = result.rows.first,
+            row[marker] == .integer(1)
+        {
+            if let key = result.columns.firstIndex(of: "modelstore_rowid"), case .integer(let value) = row[key] {
+                remoteLastInsert = value
+            } else {
+                remoteLastInsert = Int64.max - remoteTotalChanges
+            }
+        }
+        return result
     }
 
     // MARK: Statements
 
     /// A new statement, not cached: for SQL that runs once.
     func makeStatement(_ sql: String) throws -> Statement {
+        if remote != nil {
+            let finished = dialect.finish(sql)
+            let state = RemoteStatement(connection: self, serverSQL: finished.sql, parameterCount: finished.parameterCount)
+            return Statement(remote: state, placeholder: try prepareLocal("SELECT NULL WHERE 0"), sql: sql)
+        }
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)
         guard rc == SQLITE_OK, let statement else {
@@ -114,6 +206,10 @@ final class Connection {
     /// only after `body` ran the previous (it may depend on what that one created). Empty
     /// statements and comments are skipped.
     func forEachStatement(in sql: String, _ body: (Statement) throws -> Void) throws {
+        if remote != nil {
+            for part in dialect.split(sql) { try body(try makeStatement(part)) }
+            return
+        }
         try sql.withCString { start in
             var rest: UnsafePointer<CChar>? = start
             while let current = rest, current.pointee != 0 {
@@ -154,6 +250,10 @@ final class Connection {
 
     /// Runs one or more SQL statements that take no values.
     func execute(_ sql: String) throws {
+        if remote != nil {
+            for part in dialect.split(sql) { try makeStatement(part).execute() }
+            return
+        }
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
@@ -180,6 +280,7 @@ final class Connection {
     /// The collation a table's column compares with (`BINARY`, `NOCASE`, `RTRIM`, or another
     /// a tool registered), or nil when there is no such column.
     func collation(ofColumn column: String, inTable table: String, schema: String = "main") -> String? {
+        guard remote == nil else { return nil }
         var type: UnsafePointer<CChar>?
         var collation: UnsafePointer<CChar>?
         var notNull: Int32 = 0
@@ -194,26 +295,28 @@ final class Connection {
 
     /// The main database's file path; nil for an in-memory or temporary database.
     var filename: String? {
-        guard let name = sqlite3_db_filename(handle, "main") else { return nil }
+        guard remote == nil, let name = sqlite3_db_filename(handle, "main") else { return nil }
         let path = String(cString: name)
         return path.isEmpty ? nil : path
     }
 
     /// Rows changed by every INSERT, UPDATE or DELETE since the connection opened.
     var totalChanges: Int64 {
-        sqlite3_total_changes64(handle)
+        remote == nil ? sqlite3_total_changes64(handle) : remoteTotalChanges
     }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     var changes: Int {
-        Int(sqlite3_changes64(handle))
+        remote == nil ? Int(sqlite3_changes64(handle)) : remoteChanges
     }
 
     /// The rowid SQLite last inserted; an upsert that updated leaves it untouched, which is
     /// how a save tells an insert from an update without a lookup.
     var lastInsertRowid: Int64 {
-        get { sqlite3_last_insert_rowid(handle) }
-        set { sqlite3_set_last_insert_rowid(handle, newValue) }
+        get { remote == nil ? sqlite3_last_insert_rowid(handle) : remoteLastInsert }
+        set {
+            if remote == nil { sqlite3_set_last_insert_rowid(handle, newValue) } else { remoteLastInsert = newValue }
+        }
     }
 
     /// The SQLite library's version number, for example 3040001.
@@ -224,13 +327,14 @@ final class Connection {
 
     /// The most `?` parameters one statement may take.
     var maximumParameters: Int {
-        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        if remote != nil { return dialect.maximumParameters }
+        return Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 
     /// Whether the connection is inside a transaction (SQLite's view, which an error may
     /// have ended behind our back).
     var isInTransaction: Bool {
-        sqlite3_get_autocommit(handle) == 0
+        remote == nil ? sqlite3_get_autocommit(handle) == 0 : remoteInTransaction
     }
 
     // MARK: Transactions
@@ -323,6 +427,8 @@ final class Connection {
     /// work that must stay inside the caller's transaction, such as a migration step, cannot
     /// end it half way. Such a statement fails with SQLite's "not authorized" (`SQLITE_AUTH`).
     func refusingTransactionControl<T>(_ body: () throws -> T) rethrows -> T {
+        // A server has no authorizer: the transaction's own end is what guards it there.
+        guard remote == nil else { return try body() }
         sqlite3_set_authorizer(
             handle, { _, action, _, _, _, _ in action == SQLITE_TRANSACTION ? SQLITE_DENY : SQLITE_OK }, nil)
         defer { sqlite3_set_authorizer(handle, nil, nil) }
@@ -334,6 +440,7 @@ final class Connection {
     /// what triggers recorded can skip the read when none did. `flag` must live as long as
     /// the connection (its owner keeps it).
     func registerChangeFlag(_ flag: ChangeFlag) throws {
+        try refuseOnServer("Observing changes")
         let rc = sqlite3_create_function_v2(
             handle, "modelstore_changed", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, Unmanaged.passUnretained(flag).toOpaque(),
             { context, _, _ in
@@ -351,6 +458,10 @@ final class Connection {
 
     /// Sends the SQL of every statement this connection runs to `handler`, or stops when nil.
     func setTrace(_ handler: (@Sendable (String) -> Void)?) {
+        if remote != nil {
+            trace = handler.map(TraceBox.init)
+            return
+        }
         guard let handler else {
             sqlite3_trace_v2(handle, 0, nil, nil)
             trace = nil

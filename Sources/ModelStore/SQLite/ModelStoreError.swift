@@ -87,6 +87,16 @@ public struct ModelStoreError: Error, Sendable {
         /// A save or delete callback (`SaveCallbacks`, `DeleteCallbacks`) threw; the whole
         /// call was rolled back. The callback's error is in `underlying`.
         public static let callbackFailed = Code("callbackFailed")
+        /// The call needs something only one backend has (on PostgreSQL: full-text search,
+        /// observing changes, backups, SQLite's collations); nothing was changed.
+        public static let unsupported = Code("unsupported")
+        /// The connection to the database server was lost (the server restarted or the
+        /// network failed). A transaction it was in was rolled back by the server, so
+        /// nothing of the call was written; the store reconnects on the next call.
+        public static let connectionLost = Code("connectionLost")
+        /// The server reported an error that has no more specific code here (see
+        /// `serverState` for its SQLSTATE).
+        public static let server = Code("server")
     }
 
     // The context is ModelStore's account of what happened: programs read it (and may build
@@ -115,6 +125,9 @@ public struct ModelStoreError: Error, Sendable {
     /// The error a model's own code threw (`validate()`, a save or delete hook), kept with
     /// its type: `if let error = error.underlying as? AgeError { … }`.
     public internal(set) var underlying: (any Error)?
+    /// The server's SQLSTATE (for example PostgreSQL's `"23505"`), if the failure came from a
+    /// database server.
+    public internal(set) var serverState: String?
 
     /// Creates an error; ModelStore builds these, tests and wrappers may too.
     public init(
@@ -189,6 +202,37 @@ extension ModelStoreError {
     }
 
     /// An error from an SQLite result code, with SQLite's message and the SQL.
+    /// An error a server database reported: `state` is its SQLSTATE, mapped to the code the
+    /// engine and callers match on (what SQLite's result codes map to, where they agree).
+    package static func server(state: String?, message: String, sql: String?) -> ModelStoreError {
+        let code: Code
+        var summary = message
+        switch state ?? "" {
+        case "23505", "23502", "23503", "23514", "23P01", "23000":
+            code = .constraintViolation
+            summary = "A constraint refused the change: \(message)."
+        case "40001", "40P01", "55P03":
+            code = .busy
+            summary = "The server could not order this transaction with another one (\(message)); it was rolled back."
+        case "53100":
+            code = .storeFull
+        case "25006":
+            code = .readOnly
+        case let other where other.hasPrefix("08") || other == "57P01" || other == "57P02" || other == "57P03":
+            code = .connectionLost
+            summary =
+                "The connection to the database server was lost: \(message). The server rolled back any open transaction; nothing of the call was written."
+        default:
+            code = .server
+        }
+        var error = ModelStoreError(code, summary)
+        error.serverState = state
+        error.sqliteMessage = message
+        error.sql = sql
+        if code == .connectionLost { error.suggestion = "Try the call again; the store reconnects." }
+        return error
+    }
+
     static func sqlite(
         resultCode: Int32, message: String?, sql: String?, model: String? = nil
     ) -> ModelStoreError {

@@ -6,17 +6,32 @@ import Foundation
 /// Statements belong to one `Connection` and, like it, are used by one thread at a time.
 /// After each use a statement is reset, so it never holds a read snapshot or a lock open.
 final class Statement {
-    let handle: OpaquePointer
+    /// The SQLite statement; on a server, the local statement that holds the current row
+    /// (see `RemoteStatement`).
+    private(set) var handle: OpaquePointer
     let sql: String
-    let columnCount: Int32
+    private(set) var columnCount: Int32
     /// How many `?` parameters the statement takes.
     let parameterCount: Int32
+    /// Set when the statement runs on a server: what it sends and what came back.
+    let remote: RemoteStatement?
 
     init(handle: OpaquePointer, sql: String) {
         self.handle = handle
         self.sql = sql
         self.columnCount = sqlite3_column_count(handle)
         self.parameterCount = sqlite3_bind_parameter_count(handle)
+        self.remote = nil
+    }
+
+    /// A statement run on a server. `placeholder` is an empty local statement, replaced by
+    /// one shaped like the result once the server answers.
+    init(remote: RemoteStatement, placeholder: OpaquePointer, sql: String) {
+        self.handle = placeholder
+        self.sql = sql
+        self.columnCount = 0
+        self.parameterCount = Int32(remote.parameterCount)
+        self.remote = remote
     }
 
     deinit {
@@ -40,6 +55,14 @@ final class Statement {
 
     /// Binds one value to the 1-based parameter `index`.
     func bind(_ value: SQLValue, at index: Int32) throws {
+        if let remote {
+            remote.bindings[Int(index) - 1] = value
+            return
+        }
+        try bindLocal(value, at: index)
+    }
+
+    private func bindLocal(_ value: SQLValue, at index: Int32) throws {
         let rc: Int32
         switch value {
         case .null:
@@ -60,7 +83,7 @@ final class Statement {
     /// which the caller has sized for the row.
     @inline(__always)
     func bind(_ value: SQLValue, at index: Int32, arena: TextArena) throws {
-        guard case .text(let text) = value else { return try bind(value, at: index) }
+        guard case .text(let text) = value, remote == nil else { return try bind(value, at: index) }
         let rc = arena.bind(text, to: handle, at: index)
         if rc != SQLITE_OK { throw error(rc) }
     }
@@ -92,6 +115,7 @@ final class Statement {
     /// Advances to the next row. Returns `true` when a row is available, `false` when done.
     @inline(__always)
     func step() throws -> Bool {
+        if let remote { return try stepRemote(remote) }
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -103,7 +127,29 @@ final class Statement {
     /// Resets the statement so it can run again; releases its read snapshot and locks.
     @inline(__always)
     func reset() {
+        if let remote { remote.reset() }
         sqlite3_reset(handle)
+    }
+
+    /// Runs the statement on the server at the first step, then hands out its rows one by
+    /// one through the local statement, so every column reader works as on SQLite.
+    private func stepRemote(_ remote: RemoteStatement) throws -> Bool {
+        if !remote.hasRun {
+            try remote.run()
+            if let columns = remote.newColumns {
+                let echo = try remote.echo(for: columns)
+                sqlite3_finalize(handle)
+                handle = echo
+                columnCount = Int32(columns.count)
+            }
+        }
+        guard let row = remote.nextRow() else { return false }
+        sqlite3_reset(handle)
+        for (offset, value) in row.enumerated() {
+            try bindLocal(value, at: Int32(offset + 1))
+        }
+        guard sqlite3_step(handle) == SQLITE_ROW else { throw error(sqlite3_errcode(sqlite3_db_handle(handle))) }
+        return true
     }
 
     /// Binds `values`, runs the statement to completion and resets it.

@@ -47,9 +47,11 @@ struct JoinTableDescription: Sendable, Hashable {
 
     /// `CREATE TABLE IF NOT EXISTS` with both keys, a primary key over the pair, and foreign
     /// keys that remove a link when either record is deleted.
-    var createSQL: [String] {
+    var createSQL: [String] { createSQL(dialect: SQLiteDialect()) }
+
+    func createSQL(dialect: any SQLDialect) -> [String] {
         func columns(_ names: [String], _ storage: [StorageType]) -> [String] {
-            zip(names, storage).map { "\(quoted($0)) \($1.rawValue) NOT NULL" }
+            zip(names, storage).map { "\(quoted($0)) \(dialect.columnType($1.rawValue, isDecimal: false)) NOT NULL" }
         }
         func list(_ names: [String]) -> String { names.map(quoted).joined(separator: ", ") }
         let definitions =

@@ -22,19 +22,63 @@ enum SchemaMigrator {
             moves = try oneToOneMoves(table, existing, on: connection)
         }
         try checkJoinTables(table, on: connection)
+        let dialect = connection.dialect
         if let existing {
             try addMissingColumns(table, existing, on: connection)
             for move in moves { try connection.execute(move.sql) }
         } else {
-            try connection.execute(createTableSQL(table))
+            try connection.execute(createTableSQL(table, dialect: dialect))
         }
         try createIndexes(table, on: connection)
+        if dialect.isServer {
+            // A server checks a foreign key's table when the key is declared: the links and
+            // join tables come in `linkOnServer`, once the related tables exist.
+            try refuseOnServer(table, dialect)
+            return
+        }
         for relationship in table.relationships {
             if case .joinTable(let join) = relationship.storage {
                 for sql in join.createSQL { try connection.execute(sql) }
             }
         }
         try prepareSearchIndex(table, on: connection)
+    }
+
+    /// On a server, after the tables `table` links to exist: its join tables, and foreign
+    /// keys on its link columns (added once, by name).
+    static func linkOnServer(_ table: TableDescription, on connection: Connection) throws {
+        for relationship in table.relationships {
+            if case .joinTable(let join) = relationship.storage {
+                for sql in join.createSQL(dialect: connection.dialect) { try connection.execute(sql) }
+            }
+        }
+        for (offset, constraint) in table.foreignKeyConstraints.enumerated() {
+            let name = "fk_\(table.tableName)_\(offset)"
+            guard
+                try connection.scalar(
+                    "SELECT 1 FROM pg_catalog.pg_constraint WHERE conname = ? AND connamespace = current_schema()::regnamespace",
+                    [.text(name)]) == nil
+            else { continue }
+            try connection.execute("ALTER TABLE \(table.quotedTable) ADD CONSTRAINT \(quoted(name)) \(constraint)")
+        }
+    }
+
+    /// What a server store refuses in a model: SQLite's own collations and full-text search.
+    static func refuseOnServer(_ table: TableDescription, _ dialect: any SQLDialect) throws {
+        if table.search != nil {
+            throw ModelStoreError(
+                .unsupported,
+                "\(table.modelName) declares searchable properties; full-text search is SQLite's FTS5 and is not available on \(dialect.name).",
+                model: table.modelName,
+                suggestion: "Remove `searchable` from the model for this store, or keep the model on a SQLite store.")
+        }
+        if let column = table.columns.first(where: { $0.collation != nil && $0.collation != .binary }) {
+            throw ModelStoreError(
+                .unsupported,
+                "\(table.modelName).\(column.name) declares the collation \(column.collation!.rawValue), which is SQLite's; \(dialect.name) compares text by its own collations.",
+                model: table.modelName, column: column.name, value: column.collation!.rawValue,
+                suggestion: "Remove the collation from columnStorage for this store (compare lowercased copies instead).")
+        }
     }
 
     private static func createIndexes(_ table: TableDescription, on connection: Connection) throws {
@@ -57,7 +101,14 @@ enum SchemaMigrator {
             // invent values for stored records; the column is nullable and the decoder says
             // clearly when an older record has no value for a non-optional property.
             var sql = "ALTER TABLE \(table.quotedTable) ADD COLUMN \(quoted(column.name))"
-            if column.storage != .untyped { sql += " \(column.storage.rawValue)" }
+            let dialect = connection.dialect
+            if column.storage != .untyped || dialect.isServer {
+                sql += " " + dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
+            }
+            if dialect.isServer {
+                try connection.execute(sql)
+                continue
+            }
             if let collation = column.collation { sql += " COLLATE \(collation.rawValue)" }
             if let reference = table.singleColumnReference(for: column.name) { sql += " " + reference }
             try connection.execute(sql)
@@ -91,14 +142,14 @@ enum SchemaMigrator {
         var missing: [JoinTableDescription] = []
         for relationship in table.relationships {
             if case .joinTable(let join) = relationship.storage,
-                try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(join.name)]) == nil
+                try connection.scalar(connection.dialect.tableExistsSQL, [.text(join.name)]) == nil
             {
                 missing.append(join)
             }
         }
         var indexed = true
         for index in table.indexes {
-            guard try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index.name)]) != nil
+            guard try connection.scalar(connection.dialect.indexExistsSQL, [.text(index.name)]) != nil
             else { indexed = false; break }
         }
         // A search must not read an index that lags its table: only the writer can fix it.
@@ -110,7 +161,27 @@ enum SchemaMigrator {
         try inspect(quotedTable: table.quotedTable, on: connection)
     }
 
+    /// A server's table, by its name: columns with SQLite's type names for their types.
+    private static func inspectOnServer(_ name: String, on connection: Connection) throws -> ExistingTable? {
+        let statement = try connection.cachedStatement(connection.dialect.tableColumnsSQL)
+        var columns: [String: String] = [:]
+        var keyed: [(order: Int64, name: String)] = []
+        try statement.forEachRow([.text(name)]) {
+            let column = statement.string(at: 0)
+            columns[column.lowercased()] = PostgresDialect.sqliteType(of: statement.string(at: 1))
+            let order = statement.int64(at: 2)
+            if order > 0 { keyed.append((order, column)) }
+        }
+        guard !columns.isEmpty else { return nil }
+        return ExistingTable(columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name))
+    }
+
     private static func inspect(quotedTable: String, on connection: Connection) throws -> ExistingTable? {
+        if connection.dialect.isServer {
+            // quotedTable is `"name"` with doubled quotes inside.
+            let name = String(quotedTable.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+            return try inspectOnServer(name, on: connection)
+        }
         let statement = try connection.makeStatement("PRAGMA table_info(\(quotedTable))")
         var columns: [String: String] = [:]
         var keyed: [(order: Int64, name: String)] = []
@@ -129,6 +200,7 @@ enum SchemaMigrator {
     /// SQLite cannot change a column's collation in place; a rebuild step can. Columns whose
     /// property declares none are taken as they are (a table another tool made).
     private static func checkCollations(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
+        guard !connection.dialect.isServer else { return }
         for column in table.columns {
             guard let declared = column.collation, existing.columns[column.name.lowercased()] != nil else { continue }
             let stored = connection.collation(ofColumn: column.name, inTable: table.tableName) ?? "BINARY"
@@ -211,15 +283,25 @@ enum SchemaMigrator {
 
     /// Whether `tableName` is a STRICT table; false where SQLite predates them (3.37).
     private static func isStrict(_ tableName: String, on connection: Connection) throws -> Bool {
+        guard !connection.dialect.isServer else { return true }
         let strict = try? connection.scalar("SELECT strict FROM pragma_table_list WHERE name = ?", [.text(tableName)])
         return strict == .integer(1)
     }
 
-    static func createTableSQL(_ table: TableDescription, named name: String? = nil, extraColumns: [String] = []) -> String {
-        var definitions = table.columns.map { column -> String in
+    static func createTableSQL(
+        _ table: TableDescription, named name: String? = nil, extraColumns: [String] = [], dialect: any SQLDialect = SQLiteDialect()
+    ) -> String {
+        var definitions = table.columns.enumerated().map { position, column -> String in
             var definition = quoted(column.name)
-            if column.storage != .untyped { definition += " " + column.storage.rawValue }
-            if let collation = column.collation { definition += " COLLATE " + collation.rawValue }
+            if dialect.isServer {
+                if table.assignsKeys, position == table.keyPositions[0], let assigned = dialect.assignedKeyColumnType() {
+                    return definition + " " + assigned
+                }
+                definition += " " + dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
+            } else {
+                if column.storage != .untyped { definition += " " + column.storage.rawValue }
+                if let collation = column.collation { definition += " COLLATE " + collation.rawValue }
+            }
             if !column.isOptional { definition += " NOT NULL" }
             return definition
         }
@@ -227,7 +309,8 @@ enum SchemaMigrator {
         definitions += extraColumns
         // A single INTEGER key declared this way becomes the rowid itself: the fastest lookup.
         definitions.append("PRIMARY KEY (" + table.keyNames.map(quoted).joined(separator: ", ") + ")")
-        definitions += table.foreignKeyConstraints
+        // On a server, foreign keys come once their tables exist (`linkOnServer`).
+        if !dialect.isServer { definitions += table.foreignKeyConstraints }
         return "CREATE TABLE IF NOT EXISTS \(name.map(quoted) ?? table.quotedTable) (" + definitions.joined(separator: ", ") + ")"
     }
 }

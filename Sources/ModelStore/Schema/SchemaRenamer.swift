@@ -109,7 +109,14 @@ enum SchemaRenamer {
 
     /// Whether the main schema has a table or index named `name` (SQLite ignores case).
     static func exists(_ type: String, _ name: String, on connection: Connection) throws -> Bool {
-        try connection.scalar(
+        if connection.dialect.isServer {
+            let sql =
+                type == "index"
+                ? "SELECT 1 FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND lower(indexname) = lower(?)"
+                : "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower(?)"
+            return try connection.scalar(sql, [.text(name)]) != nil
+        }
+        return try connection.scalar(
             "SELECT 1 FROM main.sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE", [.text(type), .text(name)]) != nil
     }
 }

@@ -27,6 +27,8 @@ final class ConnectionPool: @unchecked Sendable {
         /// No database: the implicit default store when it is switched off. Every call
         /// throws the error.
         case unavailable(ModelStoreError)
+        /// A database server, reached through a driver's connections (ModelStorePostgres).
+        case remote(any RemoteOpener)
     }
 
     let location: Location
@@ -94,6 +96,7 @@ final class ConnectionPool: @unchecked Sendable {
         case .file(let path): return path
         case .memory: return ":memory:"
         case .unavailable: return "(no store)"
+        case .remote(let opener): return opener.description
         }
     }
 
@@ -134,6 +137,16 @@ final class ConnectionPool: @unchecked Sendable {
         switch location {
         case .unavailable(let error):
             throw error
+        case .remote(let opener):
+            guard migrations.steps.isEmpty else {
+                throw ModelStoreError(
+                    .unsupported,
+                    "Versioned migration steps run on SQLite stores only for now; the store at \(opener.description) is on PostgreSQL.",
+                    suggestion: "Open the PostgreSQL store without migrations; tables still gain new columns automatically.")
+            }
+            let connection = try Connection(remote: opener.open(), dialect: PostgresDialect())
+            try migrate(connection, backupPath: nil)
+            writerLink = PooledConnection(connection)
         case .memory:
             let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
             try configureWriter(connection)
@@ -366,6 +379,9 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     private func makeReader() throws -> PooledConnection {
+        if case .remote(let opener) = location {
+            return PooledConnection(try Connection(remote: opener.open(), dialect: PostgresDialect()))
+        }
         var location = try preparedPath()
         var flags = flags(reader: true)
         if readersUseImmutableURI {
@@ -481,6 +497,8 @@ final class ConnectionPool: @unchecked Sendable {
         switch location {
         case .memory(let uri):
             return uri
+        case .remote(let opener):
+            return opener.description
         case .unavailable(let error):
             throw error
         case .file(let path):

@@ -142,6 +142,13 @@ public final class ModelStore: Sendable {
         return ModelStore(location: .memory(uri), path: nil, configuration: configuration, createsDirectory: false)
     }
 
+    /// A store on a database server, whose connections `opener` makes (ModelStorePostgres's
+    /// `ModelStore(postgres:)`). Connects at once, so a wrong address fails here.
+    package convenience init(remote opener: any RemoteOpener, configuration: Configuration) throws {
+        self.init(location: .remote(opener), path: nil, configuration: configuration, createsDirectory: false)
+        try pool.open()
+    }
+
     /// A store that opens its file on first use (the default store), creating its directory.
     init(location: ConnectionPool.Location, path: String?, configuration: Configuration, createsDirectory: Bool) {
         self.path = path

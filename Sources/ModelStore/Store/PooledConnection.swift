@@ -51,7 +51,7 @@ extension PooledConnection {
     /// The connection's `PRAGMA data_version` — which changes when another connection
     /// commits — or nil once closed or while a transaction holds the connection.
     func dataVersionUnlessBusy() -> Int64? {
-        guard access.try() else { return nil }
+        guard connection.remote == nil, access.try() else { return nil }
         defer { access.unlock() }
         guard !isClosed, case .integer(let version)? = try? connection.scalar("PRAGMA data_version") else { return nil }
         return version
@@ -111,6 +111,9 @@ extension PooledConnection {
     }
 
     private func readSchemaVersion() throws -> Int64? {
+        // A server has no schema version: its tables are checked when first used, and a
+        // change behind the store's back shows as the server's error.
+        if connection.dialect.isServer { return 0 }
         if case .integer(let version)? = try connection.scalar("PRAGMA schema_version") { return version }
         return nil
     }
@@ -129,7 +132,12 @@ extension PooledConnection {
     {
         var statements: [String] = []
         if includingTable, !standIns.contains(table.tableName) {
-            let columns = table.columns.map { quoted($0.name) + ($0.storage == .untyped ? "" : " " + $0.storage.rawValue) }
+            let dialect = connection.dialect
+            let columns = table.columns.map {
+                quoted($0.name)
+                    + ($0.storage == .untyped && !dialect.isServer
+                        ? "" : " " + dialect.columnType($0.storage.rawValue, isDecimal: $0.holdsDecimal))
+            }
             statements.append("CREATE TEMP TABLE \(table.quotedTable) (\(columns.joined(separator: ", ")))")
             standIns.append(table.tableName)
             // An empty index beside it, so a search finds nothing rather than failing.
@@ -140,13 +148,16 @@ extension PooledConnection {
         }
         for join in joinTables {
             guard !standIns.contains(join.name),
-                try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(join.name)]) == nil
+                try connection.scalar(connection.dialect.tableExistsSQL, [.text(join.name)]) == nil
             else { continue }
             let joinColumns = (join.ownerColumns + join.targetColumns).map(quoted)
             statements.append("CREATE TEMP TABLE \(quoted(join.name)) (\(joinColumns.joined(separator: ", ")))")
             standIns.append(join.name)
         }
-        if !statements.isEmpty {
+        if !statements.isEmpty, connection.dialect.isServer {
+            // A temporary table is the session's own, and comes first in the search path.
+            for sql in statements { try connection.execute(sql) }
+        } else if !statements.isEmpty {
             // Readers are query-only; the temp schema is the connection's own, never the file.
             try connection.execute("PRAGMA query_only = 0")
             defer { try? connection.execute("PRAGMA query_only = 1") }
@@ -159,7 +170,10 @@ extension PooledConnection {
     /// Drops the stand-ins a read created, and forgets their tables, so the next read looks
     /// at the file again (something may have written the model meanwhile).
     func dropStandIns() {
-        if !standIns.isEmpty {
+        if !standIns.isEmpty, connection.dialect.isServer {
+            for name in standIns { try? connection.execute("DROP TABLE IF EXISTS pg_temp.\(quoted(name))") }
+            standIns = []
+        } else if !standIns.isEmpty {
             try? connection.execute("PRAGMA query_only = 0")
             for name in standIns { try? connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))") }
             try? connection.execute("PRAGMA query_only = 1")

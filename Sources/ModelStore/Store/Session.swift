@@ -57,6 +57,7 @@ struct Session {
                 func prepare<T: StoredModel>(_ target: T.Type) throws { _ = try self.table(target) }
                 try prepare(relationship.target)
             }
+            if connection.dialect.isServer { try SchemaMigrator.linkOnServer(table, on: connection) }
         case .reader, .pinnedReader:
             switch try SchemaMigrator.readiness(table, on: connection) {
             case .complete:
@@ -98,10 +99,12 @@ extension Session {
     /// A compiler for `table` whose conditions across relationships reach related tables
     /// through this session, so they are created, or stood in for, before the SQL runs.
     func compiler(_ table: TableDescription) -> QueryCompiler {
-        QueryCompiler(table: table) { target in
+        var compiler = QueryCompiler(table: table) { target in
             func prepare<T: StoredModel>(_ type: T.Type) throws -> TableDescription { try self.table(type) }
             return try prepare(target)
         }
+        compiler.dialect = connection.dialect
+        return compiler
     }
 }
 

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A connection to a server database, as a driver provides it (ModelStorePostgres wraps
+/// postgres-nio's): runs one statement at a time, synchronously, and hands back every row.
+///
+/// The engine is synchronous and runs on the store's dispatch queue; a driver blocks the
+/// calling thread until the server answers, never an event-loop thread or the cooperative
+/// pool. `Connection` wraps one of these, so everything above it is the same on both
+/// backends (see `SQLDialect`).
+package protocol RemoteConnection: AnyObject {
+    /// Runs `sql` (already in the server's dialect) with `values` bound to its parameters.
+    ///
+    /// - Throws: `ModelStoreError`, its code mapped from the server's error.
+    func run(_ sql: String, _ values: [SQLValue]) throws -> RemoteResult
+    /// Closes the connection; later calls fail.
+    func close()
+    /// Where it is connected, for messages (never a password).
+    var location: String { get }
+}
+
+/// A statement's outcome on a server: its columns, every row, and the rows it changed.
+package struct RemoteResult {
+    package var columns: [String]
+    package var rows: [[SQLValue]]
+    /// The rows an INSERT, UPDATE or DELETE changed (the command tag's count), else 0.
+    package var changes: Int
+
+    package init(columns: [String], rows: [[SQLValue]], changes: Int) {
+        self.columns = columns
+        self.rows = rows
+        self.changes = changes
+    }
+}
+
+/// Opens the connections of a store on a server (see `ConnectionPool.Location.remote`).
+package protocol RemoteOpener: Sendable {
+    /// A new connection; `reader` when it will only read.
+    func open() throws -> any RemoteConnection
+    /// Where the server is, for messages (never a password).
+    var description: String { get }
+}
+
+/// The server side of a `Statement`: the SQL it sends, the values bound, and the rows that
+/// came back, handed out one at a time.
+///
+/// Rows are read whole when the statement first steps: a driver answers with every row at
+/// once, and the engine never keeps a server statement open across calls to the server.
+/// Each row is then bound to a local SQLite statement (`SELECT ?1 AS a, ?2 AS b …`), so
+/// the engine reads every column exactly as it reads SQLite's — one reader of rows for both.
+final class RemoteStatement {
+    unowned let connection: Connection
+    /// The SQL the server runs (its own placeholders).
+    let serverSQL: String
+    let parameterCount: Int
+    var bindings: [SQLValue]
+    private(set) var hasRun = false
+    private var rows: [[SQLValue]] = []
+    private var position = 0
+    /// The column names the local statement was shaped for.
+    private var shapedFor: [String]?
+    /// Set by `run` when the result's columns differ from those the local statement has.
+    private(set) var newColumns: [String]?
+
+    init(connection: Connection, serverSQL: String, parameterCount: Int) {
+        self.connection = connection
+        self.serverSQL = serverSQL
+        self.parameterCount = parameterCount
+        self.bindings = Array(repeating: .null, count: parameterCount)
+    }
+
+    func run() throws {
+        let result = try connection.runRemote(serverSQL, bindings)
+        rows = result.rows
+        position = 0
+        hasRun = true
+        newColumns = result.columns == shapedFor ? nil : result.columns
+    }
+
+    func nextRow() -> [SQLValue]? {
+        guard position < rows.count else { return nil }
+        defer { position += 1 }
+        return rows[position]
+    }
+
+    func reset() {
+        hasRun = false
+        rows = []
+        position = 0
+    }
+
+    /// A local statement with one column per name, each taking the parameter of its place.
+    func echo(for columns: [String]) throws -> OpaquePointer {
+        let list =
+            columns.isEmpty
+            ? "NULL WHERE 0"
+            : columns.enumerated().map { "?\($0 + 1) AS \"" + $1.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(
+                separator: ", ")
+        let statement = try connection.prepareLocal("SELECT " + list)
+        shapedFor = columns
+        newColumns = nil
+        return statement
+    }
+}

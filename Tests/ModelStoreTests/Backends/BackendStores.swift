@@ -1,0 +1,97 @@
+import Foundation
+import ModelStore
+import ModelStorePostgres
+import Testing
+
+/// The backends the shared behaviour suite runs on: one test body, two stores.
+///
+/// PostgreSQL runs when `MODELSTORE_POSTGRES_URL` names a server (`.ci/run` starts a
+/// throwaway one: `scripts/postgres-cluster.sh`). Without it the PostgreSQL cases are left
+/// out and `postgresSuiteRanOrSaysWhy` says so; with `MODELSTORE_REQUIRE_POSTGRES=1` (set by
+/// CI) they run anyway, and fail when no server answers, so the suite never skips silently.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    static var postgresURL: String? {
+        let url = ProcessInfo.processInfo.environment["MODELSTORE_POSTGRES_URL"]
+        return url?.isEmpty == false ? url : nil
+    }
+
+    static var postgresRequired: Bool {
+        ProcessInfo.processInfo.environment["MODELSTORE_REQUIRE_POSTGRES"] == "1"
+    }
+
+    /// The backends to run: SQLite always, PostgreSQL when there is (or must be) a server.
+    static var available: [Backend] {
+        postgresURL != nil || postgresRequired ? [.sqlite, .postgres] : [.sqlite]
+    }
+}
+
+/// A store for one test on `backend`: a fresh in-memory SQLite store, or a PostgreSQL store
+/// in a schema of its own (dropped by `close`), so tests running side by side never share
+/// a table.
+final class BackendStore: Sendable {
+    let backend: Backend
+    let store: ModelStore
+    private let schema: String?
+
+    init(_ backend: Backend, configuration: ModelStore.Configuration = ModelStore.Configuration()) throws {
+        self.backend = backend
+        switch backend {
+        case .sqlite:
+            store = ModelStore.inMemory(configuration: configuration)
+            schema = nil
+        case .postgres:
+            guard let url = Backend.postgresURL else {
+                throw ModelStoreError(
+                    .cannotOpen, "MODELSTORE_REQUIRE_POSTGRES=1 but MODELSTORE_POSTGRES_URL names no server.",
+                    suggestion: "Start one with scripts/postgres-cluster.sh start DIR and export the URL it prints.")
+            }
+            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            var server = try PostgresConfiguration(url: url)
+            server.schema = String(name)
+            store = try ModelStore(postgres: server, configuration: configuration)
+            schema = String(name)
+        }
+    }
+
+    /// A second store on the same database (another process's view): the same schema.
+    func another() throws -> ModelStore {
+        switch backend {
+        case .sqlite: throw ModelStoreError(.invalidQuery, "in-memory SQLite stores are private")
+        case .postgres:
+            var server = try PostgresConfiguration(url: Backend.postgresURL!)
+            server.schema = schema
+            return try ModelStore(postgres: server)
+        }
+    }
+
+    /// The schema's name, for helper processes.
+    var schemaName: String? { schema }
+
+    deinit {
+        try? store.close()
+        if let schema, let url = Backend.postgresURL, let server = try? PostgresConfiguration(url: url),
+            let admin = try? ModelStore(postgres: server)
+        {
+            _ = try? admin.execute(SQLStatement(stringLiteral: "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"))
+            try? admin.close()
+        }
+    }
+}
+
+@Test func postgresSuiteRanOrSaysWhy() throws {
+    if Backend.postgresURL == nil && !Backend.postgresRequired {
+        // Not a failure: a machine without a server runs the SQLite half of the suite.
+        print(
+            "◇ The PostgreSQL half of the shared behaviour suite did not run: MODELSTORE_POSTGRES_URL is not set. "
+                + "Start a server with `scripts/postgres-cluster.sh start /tmp/pg` and export the URL it prints.")
+        return
+    }
+    let store = try BackendStore(.postgres)
+    struct Sum: Decodable, Sendable { var total: Int64 }
+    #expect(try store.store.findFirst(Sum.self, sql: "SELECT 1 + 1 AS total")?.total == 2)
+}
