@@ -70,7 +70,7 @@ let package = Package(
         // The process the crash and lock tests kill or block; built with the tests.
         .executableTarget(
             name: "ReliabilityHelper",
-            dependencies: ["ModelStore", "ReliabilityFixtures"],
+            dependencies: ["ModelStore", "ModelStorePostgres", "ReliabilityFixtures"],
             path: "Tests/Helpers/ReliabilityHelper",
             swiftSettings: strictSwift
         ),

@@ -78,6 +78,8 @@ final class PostgresDriverConnection: RemoteConnection {
                     if sql == "ROLLBACK" { inTransaction = false }
                     return RemoteResult(columns: [], rows: [], changes: 0)
                 }
+                // A COMMIT ends the engine's transaction even though nothing is left to commit.
+                if ends { inTransaction = false }
                 throw Self.lost(sql)
             }
             connection = nil
@@ -85,14 +87,32 @@ final class PostgresDriverConnection: RemoteConnection {
             inTransaction = false
         }
         guard let connection else { throw Self.lost(sql) }
+        if values.count > 65_535 {
+            throw ModelStoreError.server(
+                state: "54000",
+                message:
+                    "a statement of \(values.count) values is more than PostgreSQL's 65,535 parameters; split the list or the batch into several calls",
+                sql: sql)
+        }
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
             case .null: bindings.appendNull()
-            case .integer(let integer): bindings.append(Untyped(String(integer)))
+            // Integers and bytes go typed and binary (a raw `? - ?` then means numbers; the
+            // server converts an integer exactly where a column is TEXT or NUMERIC). Doubles
+            // and text go untyped, so the server types them by context (a column's type, an
+            // array literal for `= ANY(?)`): a Double bound where a BIGINT column changed
+            // behind the store's back is refused, where a typed one would be rounded.
+            case .integer(let integer): bindings.append(integer)
             case .real(let real): bindings.append(Untyped(Self.text(of: real)))
-            case .text(let text): bindings.append(Untyped(text))
-            case .blob(let data): bindings.append(Untyped(bytes: data))
+            case .text(let text):
+                if text.utf8.contains(0) {
+                    throw ModelStoreError(
+                        .encodingFailed, "PostgreSQL text cannot hold a NUL character (U+0000); the value was not written.",
+                        value: SQLValue.text(text).description, suggestion: "Remove the NUL characters, or store the bytes as Data.")
+                }
+                bindings.append(Untyped(text))
+            case .blob(let data): bindings.append(ByteBuffer(bytes: data))
             }
         }
         let result: PostgresQueryResult
@@ -108,6 +128,14 @@ final class PostgresDriverConnection: RemoteConnection {
             throw failure
         }
         if begins { inTransaction = true } else if ends { inTransaction = false }
+        if sql == "COMMIT", result.metadata.command == "ROLLBACK" {
+            // The server had aborted the transaction at an earlier failed statement, and
+            // answers COMMIT by rolling back: nothing was written, and the caller must know.
+            throw ModelStoreError.server(
+                state: "25P02",
+                message: "the transaction failed at an earlier statement and was rolled back at COMMIT; nothing of it was written",
+                sql: sql)
+        }
         var columns: [String] = []
         var rows: [[SQLValue]] = []
         rows.reserveCapacity(result.rows.count)
@@ -134,7 +162,9 @@ final class PostgresDriverConnection: RemoteConnection {
             case .float4, .float8: return .real(try cell.decode(Double.self))
             case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
             case .bytea where cell.format == .binary: return .blob(Data(bytes.readableBytesView))
-            case .numeric: return .text(try cell.decode(Decimal.self).description)
+            case .numeric where cell.format == .binary:
+                guard let text = numericText(bytes) else { throw ModelStoreError(.decodingFailed, "malformed NUMERIC") }
+                return .text(text)
             default: return .text(try cell.decode(String.self))
             }
         } catch {
@@ -143,6 +173,47 @@ final class PostgresDriverConnection: RemoteConnection {
                 message: "the value of column \(cell.columnName), of PostgreSQL type \(cell.dataType), cannot be read: \(describe(error))",
                 sql: sql)
         }
+    }
+
+    /// NUMERIC's binary form as its exact decimal text (`-12.3400`, `NaN`): every digit and
+    /// the scale kept, so the engine's Decimal reader refuses what a Decimal cannot hold
+    /// rather than reading a rounded number.
+    static func numericText(_ buffer: ByteBuffer) -> String? {
+        var buffer = buffer
+        guard let count = buffer.readInteger(as: Int16.self), let weight = buffer.readInteger(as: Int16.self),
+            let sign = buffer.readInteger(as: UInt16.self), let scale = buffer.readInteger(as: UInt16.self), count >= 0
+        else { return nil }
+        switch sign {
+        case 0xC000: return "NaN"
+        case 0xD000: return "Infinity"
+        case 0xF000: return "-Infinity"
+        case 0x0000, 0x4000: break
+        default: return nil
+        }
+        var digits: [Int] = []
+        for _ in 0..<count {
+            guard let digit = buffer.readInteger(as: Int16.self), (0..<10_000).contains(digit) else { return nil }
+            digits.append(Int(digit))
+        }
+        func group(_ index: Int) -> Int { index >= 0 && index < digits.count ? digits[index] : 0 }
+        func padded(_ digit: Int) -> String {
+            let text = String(digit)
+            return String(repeating: "0", count: 4 - text.count) + text
+        }
+        var integer = ""
+        if weight >= 0 {
+            for index in 0...Int(weight) { integer += index == 0 ? String(group(index)) : padded(group(index)) }
+        } else {
+            integer = "0"
+        }
+        var fraction = ""
+        var index = Int(weight) + 1
+        while fraction.count < Int(scale) {
+            fraction += padded(group(index))
+            index += 1
+        }
+        fraction = String(fraction.prefix(Int(scale)))
+        return (sign == 0x4000 ? "-" : "") + integer + (fraction.isEmpty ? "" : "." + fraction)
     }
 
     /// A Double as PostgreSQL reads it back exactly (Swift's shortest round-trip digits).
@@ -167,6 +238,14 @@ final class PostgresDriverConnection: RemoteConnection {
         return "\(error)"
     }
 
+    /// The name in `column "name"` of a server's message ("column "price" is of type bigint …").
+    static func quotedColumn(in message: String) -> String? {
+        guard let start = message.range(of: "column \"") else { return nil }
+        let rest = message[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+
     /// postgres-nio's error as a `ModelStoreError`, its code from the SQLSTATE.
     static func mapped(_ error: any Error, sql: String?) -> ModelStoreError {
         if let error = error as? ModelStoreError { return error }
@@ -176,7 +255,7 @@ final class PostgresDriverConnection: RemoteConnection {
         if let info = error.serverInfo {
             var message = info[.message] ?? "\(error.code)"
             if let detail = info[.detail] { message += " (\(detail))" }
-            return .server(state: info[.sqlState], message: message, sql: sql)
+            return .server(state: info[.sqlState], message: message, sql: sql, column: info[.columnName] ?? quotedColumn(in: message))
         }
         switch error.code {
         case .serverClosedConnection, .connectionError, .uncleanShutdown, .queryCancelled:
@@ -195,19 +274,6 @@ private struct Untyped: PostgresDynamicTypeEncodable {
     init(_ text: String) {
         self.bytes = Array(text.utf8)
     }
-
-    /// BYTEA's text form: `\x` and two hex digits per byte.
-    init(bytes data: Data) {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
-        bytes.reserveCapacity(2 + data.count * 2)
-        for byte in data {
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 0x0F)])
-        }
-        self.bytes = bytes
-    }
-
     var psqlType: PostgresDataType { .null }
     var psqlFormat: PostgresFormat { .text }
 

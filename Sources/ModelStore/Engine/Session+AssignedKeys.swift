@@ -31,6 +31,7 @@ extension Session {
             let outcome = try write(keyed: row, shape: shape, assigning: assigning, table, owner, mode: mode)
             return (outcome, nil)
         }
+        if assigning { try advanceKeySequence(table) }
         let statement = try self.statement(.upsertReturning, table, owner: owner, shape: shape)
         defer { statement.reset() }
         try bind(row, shape: shape, to: statement, table)
@@ -59,6 +60,7 @@ extension Session {
         keyed row: RowEncoder, shape: ColumnMask, assigning: Bool, _ table: TableDescription, _ owner: ObjectIdentifier, mode: SaveMode
     ) throws -> SaveOutcome {
         guard assigning else { return try write(row, into: table, owner: owner, mode: mode) }
+        try advanceKeySequence(table)
         let statement = try self.statement(.insertIfAbsent, table, owner: owner, shape: shape)
         defer { statement.reset() }
         try bind(row, shape: shape, to: statement, table)
@@ -70,6 +72,20 @@ extension Session {
         }
         row.setAssignedKey(.integer(connection.lastInsertRowid), at: table.keyPositions[0])
         return .inserted
+    }
+
+    /// On a server, moves the key column's sequence past every stored key: records saved with
+    /// keys of their own do not move it, and the next assigned key must not be one of theirs.
+    /// (SQLite's rowid takes the largest key plus one by itself.)
+    private func advanceKeySequence(_ table: TableDescription) throws {
+        guard connection.dialect.isServer else { return }
+        let key = quoted(table.keyNames[0])
+        let sql = """
+            SELECT setval(s, greatest(m, 1), m > 0) FROM (SELECT pg_get_serial_sequence(?1, ?2) AS s,
+                greatest(coalesce((SELECT max(\(key)) FROM \(table.quotedTable)), 0),
+                    coalesce(pg_sequence_last_value(pg_get_serial_sequence(?1, ?2)::regclass), 0)) AS m) AS sequence
+            """
+        _ = try connection.scalar(sql, [.text(table.quotedTable), .text(table.keyNames[0])])
     }
 
     private func bind(_ row: RowEncoder, shape: ColumnMask, to statement: Statement, _ table: TableDescription) throws {

@@ -44,6 +44,9 @@ extension Session {
     /// inside the caller's transaction; elements with the same key merge, later over earlier.
     func saveRecords<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome {
         let owner = ObjectIdentifier(M.self)
+        if connection.dialect.isServer, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save {
+            return try saveRecordsInKeyOrder(models, into: table, owner: owner)
+        }
         let row = RowEncoder(layout: table.layout)
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
         var reuse: (shape: ColumnMask, statement: Statement)?
@@ -64,6 +67,63 @@ extension Session {
             }
         }
         return result
+    }
+
+    /// `saveRecords` on a server: the rows are written in key order (a stable sort, so a later
+    /// element with the same key still merges over an earlier one). Two batches taking their
+    /// row locks in one order cannot deadlock each other, whatever order their callers used.
+    private func saveRecordsInKeyOrder<M: StoredModel>(_ models: [M], into table: TableDescription, owner: ObjectIdentifier) throws
+        -> BatchSaveOutcome
+    {
+        let row = RowEncoder(layout: table.layout)
+        var rows: [(values: [SQLValue], present: ColumnMask, offset: Int)] = []
+        rows.reserveCapacity(models.count)
+        for (offset, model) in models.enumerated() {
+            do {
+                try encodeForWriting(model, into: row, table, callbacks: false)
+                rows.append((row.values, row.present, offset))
+            } catch let error as ModelStoreError {
+                throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
+            }
+        }
+        let keys = table.keyPositions
+        rows.sort { left, right in
+            for position in keys {
+                let order = Self.order(left.values[position], right.values[position])
+                if order != 0 { return order < 0 }
+            }
+            return left.offset < right.offset
+        }
+        var result = BatchSaveOutcome(inserted: 0, updated: 0)
+        var reuse: (shape: ColumnMask, statement: Statement)?
+        for element in rows {
+            do {
+                row.load(values: element.values, present: element.present)
+                result.count(try upsert(row, table, owner, reuse: &reuse))
+            } catch let error as ModelStoreError {
+                throw error.inBatch(at: element.offset, of: models.count, table: table, key: try? table.key(of: row))
+            }
+        }
+        return result
+    }
+
+    /// A total order of values for sorting keys: by storage class, then by value.
+    private static func order(_ left: SQLValue, _ right: SQLValue) -> Int {
+        func rank(_ value: SQLValue) -> Int {
+            switch value {
+            case .null: return 0
+            case .integer, .real: return 1
+            case .text: return 2
+            case .blob: return 3
+            }
+        }
+        switch (left, right) {
+        case (.integer(let a), .integer(let b)): return a < b ? -1 : (a == b ? 0 : 1)
+        case (.real(let a), .real(let b)): return a < b ? -1 : (a == b ? 0 : 1)
+        case (.text(let a), .text(let b)): return a < b ? -1 : (a == b ? 0 : 1)
+        case (.blob(let a), .blob(let b)): return a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+        default: return rank(left) - rank(right)
+        }
     }
 
     /// Saves `models`, finding existing records by match keys instead of the primary key.

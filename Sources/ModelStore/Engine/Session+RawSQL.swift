@@ -40,6 +40,7 @@ extension Session {
             if let recorder = link.recorder { for name in raw.tablesRead { recorder.note(tableNamed: name) } }
             try bind(sql, to: raw)
             defer { raw.statement.reset() }
+            try raw.statement.runOnServer()
             let reader = try RawRowReader(T.self, statement: raw.statement, table: modelTable)
             while try raw.statement.step() {
                 guard try row(try reader.read()) else { break }

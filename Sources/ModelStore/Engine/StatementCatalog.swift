@@ -115,11 +115,11 @@ enum StatementCatalog: Int {
             // A server sees the target's and the proposed row's columns alike: name the target.
             .map { dialect.distinct((dialect.isServer ? table.quotedTable + "." : "") + $0, "excluded.\($0)") + dialect.binaryCollation }
             .joined(separator: " OR ")
-        if !dialect.supportsMultipleUpsertClauses, !table.keyMask.isSubset(of: shape),
-            let index = table.indexes.first(where: { $0.isUnique && $0.positions.allSatisfy(shape.contains) })
-        {
+        if !dialect.supportsMultipleUpsertClauses, !table.keyMask.isSubset(of: shape) {
             // One conflict target only (PostgreSQL): without the key (a key the database
-            // assigns), the unique index is what finds the stored record.
+            // assigns), a unique index is what finds the stored record; with none, it is a new
+            // record, and a clash with a stored key must fail, never update that record.
+            guard let index = table.indexes.first(where: { $0.isUnique && $0.positions.allSatisfy(shape.contains) }) else { return "" }
             return " ON CONFLICT (\(index.columns.map(quoted).joined(separator: ", ")))" + action
         }
         var sql = " ON CONFLICT (\(table.keyOrder))" + action

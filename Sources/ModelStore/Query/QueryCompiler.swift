@@ -228,6 +228,9 @@ struct QueryCompiler {
                 "\(try expression(reference))\(orderingCollation(for: reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?",
                 try bound([lower, upper], for: reference))
         case .text(let reference, let match, let text, let caseInsensitive):
+            if dialect.isServer {
+                try Self.refuseNUL(in: [.text(text)], model: table.modelName, column: reference.name, code: .invalidQuery)
+            }
             return try textMatch(try expression(reference), match, text, caseInsensitive: caseInsensitive)
         case .translated(let translate):
             if dialect.isServer {
@@ -281,6 +284,7 @@ struct QueryCompiler {
     /// A condition's values in the column's declared form (`columnStorage`), if it has one:
     /// `\.createdAt > date` compares with the date's ISO text in an `iso8601` column.
     func bound(_ values: [SQLValue], for reference: ColumnReference) throws -> [SQLValue] {
+        if dialect.isServer { try Self.refuseNUL(in: values, model: table.modelName, column: reference.name, code: .invalidQuery) }
         guard reference.path.isEmpty, table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else {
             return values
         }
@@ -460,16 +464,18 @@ struct QueryCompiler {
             }
             if dialect.isServer {
                 // SQLite's LIKE has no escape character, and folds ASCII letters only.
-                return SQLFragment("\(column) \(caseInsensitive ? "ILIKE" : "LIKE") ? ESCAPE ''", [.text(text)])
+                guard caseInsensitive else { return SQLFragment("\(column) LIKE ? ESCAPE ''", [.text(text)]) }
+                return SQLFragment("\(Self.asciiLower(column)) LIKE \(Self.asciiLower("?")) ESCAPE ''", [.text(text)])
             }
             guard !caseInsensitive else { return SQLFragment("\(column) LIKE ?", [.text(text)]) }
             return SQLFragment("\(column) GLOB ?", [.text(Self.globPattern(fromLike: text))])
         }
         if text.isEmpty { return SQLFragment("\(column) IS NOT NULL") }
         if dialect.isServer {
-            // strpos, left and right compare characters exactly (the database is UTF-8).
-            let subject = caseInsensitive ? "lower(\(column))" : column
-            let needle = caseInsensitive ? "lower(?)" : "?"
+            // strpos, left and right compare characters exactly (the database is UTF-8);
+            // folding is SQLite's: ASCII letters only, whatever the server's locale.
+            let subject = caseInsensitive ? Self.asciiLower(column) : column
+            let needle = caseInsensitive ? Self.asciiLower("?") : "?"
             switch match {
             case .contains: return SQLFragment("strpos(\(subject), \(needle)) > 0", [.text(text)])
             case .prefix: return SQLFragment("starts_with(\(subject), \(needle))", [.text(text)])
@@ -505,6 +511,23 @@ struct QueryCompiler {
                 "length(CAST(\(column) AS BLOB)) >= ? AND substr(CAST(\(column) AS BLOB), ?) = ?",
                 [.integer(count), .integer(-count), .blob(bytes)])
         }
+    }
+
+    /// Throws `code` when a text value holds a NUL character, which a server's text cannot.
+    static func refuseNUL(in values: [SQLValue], model: String, column: String, code: ModelStoreError.Code) throws {
+        for value in values {
+            guard case .text(let text) = value, text.utf8.contains(0) else { continue }
+            throw ModelStoreError(
+                code, "\(model).\(column) is given a text with a NUL character (U+0000), which PostgreSQL text cannot hold.",
+                model: model, column: column, value: value.description,
+                suggestion: "Remove the NUL characters, or store the bytes as Data.")
+        }
+    }
+
+    /// `expression` with ASCII letters lowered and every other character kept, as SQLite's
+    /// `lower()` and `LIKE` fold (a server's `lower()` folds every letter of its locale).
+    static func asciiLower(_ expression: String) -> String {
+        "translate(\(expression), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
     }
 
     /// A LIKE pattern as a case-sensitive GLOB pattern: `%` → `*`, `_` → `?`, and GLOB's

@@ -57,7 +57,7 @@ extension Session {
     ) throws -> Int {
         // Every selected record is gone at the end — a cascade back into this table may take
         // some before the final DELETE does — so the count is taken now.
-        let count = try scalar(SQLFragment("SELECT count(*) FROM (") + selected + SQLFragment(")"))
+        let count = try scalar(SQLFragment("SELECT count(*) FROM (") + selected + SQLFragment(") AS \"modelstore_selected\""))
         for relationship in table.relationships {
             let edge = "\(table.modelName).\(relationship.property)"
             guard !chain.contains(edge) else { continue }

@@ -66,6 +66,7 @@ extension Connection {
     /// pragmas the store relies on — and notes what the statement reads and changes.
     /// `single`: more than one statement is refused (values bind to one statement only).
     func forEachRawStatement(in sql: String, single: Bool, _ body: (RawStatement) throws -> Void) throws {
+        if remote != nil { return try forEachServerStatement(in: sql, single: single, body) }
         let inspector = RawStatementInspector()
         try sql.withCString { start in
             var rest: UnsafePointer<CChar>? = start
@@ -107,6 +108,41 @@ extension Connection {
                         statement: statement, isReadOnly: sqlite3_stmt_readonly(handle) != 0, changesSchema: inspector.changesSchema,
                         tablesRead: inspector.tablesRead.sorted(), tablesDropped: inspector.tablesDropped))
             }
+        }
+    }
+
+    /// `forEachRawStatement` on a server, which has no authorizer: each statement is judged
+    /// by its first word — transaction control refused, DDL noted as changing the schema,
+    /// only queries taken as reads.
+    private func forEachServerStatement(in sql: String, single: Bool, _ body: (RawStatement) throws -> Void) throws {
+        let statements = dialect.split(sql)
+        if single, statements.count > 1 {
+            throw ModelStoreError(
+                .invalidQuery, "The SQL holds more than one statement; this call runs one (its values bind to one statement).",
+                value: sql, suggestion: "Run each statement in its own call, inside store.transaction { } to group them.")
+        }
+        for text in statements {
+            let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "(" }).prefix(5).map { $0.uppercased() }
+            let first = words.first ?? ""
+            if ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"].contains(first) {
+                var error = ModelStoreError(
+                    .invalidQuery,
+                    "Raw SQL cannot begin, commit or roll back transactions or savepoints: the store runs each call in its own transaction.",
+                    value: text, suggestion: "Group calls with store.transaction { } instead.")
+                error.sql = text
+                throw error
+            }
+            let changesSchema = ["CREATE", "ALTER", "DROP", "TRUNCATE", "COMMENT", "GRANT", "REVOKE"].contains(first)
+            var dropped: [String] = []
+            if first == "DROP", words.count > 2, words[1] == "TABLE" {
+                let name = words.count > 4 && words[2] == "IF" ? words[4] : words[2]
+                dropped.append(name.trimmingCharacters(in: CharacterSet(charactersIn: "\";")))
+            }
+            let isReadOnly = ["SELECT", "VALUES", "SHOW", "EXPLAIN", "TABLE"].contains(first)
+            try body(
+                RawStatement(
+                    statement: try makeStatement(text), isReadOnly: isReadOnly, changesSchema: changesSchema, tablesRead: [],
+                    tablesDropped: dropped))
         }
     }
 

@@ -31,6 +31,11 @@ final class Connection {
     private var remoteTotalChanges: Int64 = 0
     private var remoteLastInsert: Int64 = 0
     private var remoteInTransaction = false
+    /// Raised when a server reports a table or column that is not what a store checked: a
+    /// server has no schema version, so this stands in for one (`PooledConnection`).
+    static let serverSchemaEpoch = Counter()
+    /// Savepoints made by `withSavepoint`, to name each one apart.
+    private var savepoints = 0
 
     /// Opens a connection. Opening is lazy in SQLite: a bad file shows at the first read,
     /// so callers validate with `PRAGMA`s right after.
@@ -158,7 +163,11 @@ final class Connection {
         } catch {
             // A failed statement inside a transaction leaves PostgreSQL's transaction
             // aborted: only ROLLBACK works. A lost connection has none left.
-            if let failure = error as? ModelStoreError, failure.code == .connectionLost { remoteInTransaction = false }
+            if let failure = error as? ModelStoreError {
+                if failure.code == .connectionLost { remoteInTransaction = false }
+                // Every store checks its tables again at its next write (see `serverSchemaEpoch`).
+                if failure.code == .schemaMismatch { Self.serverSchemaEpoch.increment() }
+            }
             throw error
         }
         remoteChanges = result.changes
@@ -403,6 +412,22 @@ final class Connection {
         error.model = problems.keys.sorted().first
         error.suggestion = "Delete or unlink the referring records in the same transaction, or use the delete rule nullify or cascade."
         return error
+    }
+
+    /// Runs `body` inside a savepoint of the open transaction: a failure undoes only what
+    /// `body` did, and leaves the transaction usable.
+    func withSavepoint<T>(_ body: () throws -> T) throws -> T {
+        savepoints += 1
+        let name = "modelstore_step_\(savepoints)"
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK TO \(name); RELEASE \(name)") }
+            throw error
+        }
     }
 
     /// Runs `body` in a deferred read transaction, so several queries see one snapshot.

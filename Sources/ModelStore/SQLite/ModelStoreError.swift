@@ -204,7 +204,7 @@ extension ModelStoreError {
     /// An error from an SQLite result code, with SQLite's message and the SQL.
     /// An error a server database reported: `state` is its SQLSTATE, mapped to the code the
     /// engine and callers match on (what SQLite's result codes map to, where they agree).
-    package static func server(state: String?, message: String, sql: String?) -> ModelStoreError {
+    package static func server(state: String?, message: String, sql: String?, column: String? = nil) -> ModelStoreError {
         let code: Code
         var summary = message
         switch state ?? "" {
@@ -216,6 +216,13 @@ extension ModelStoreError {
             summary = "The server could not order this transaction with another one (\(message)); it was rolled back."
         case "53100":
             code = .storeFull
+        case "54000", "54001", "54011", "54023":
+            code = .invalidQuery
+        case "42P01", "42703", "42804", "22P02":
+            // A table, column or type that is not what the store checked: changed behind its back.
+            code = .schemaMismatch
+            summary =
+                "The stored table is not what the model expects (\(message)): it was changed behind the store's back. Nothing was written."
         case "25006":
             code = .readOnly
         case let other where other.hasPrefix("08") || other == "57P01" || other == "57P02" || other == "57P03":
@@ -225,7 +232,7 @@ extension ModelStoreError {
         default:
             code = .server
         }
-        var error = ModelStoreError(code, summary)
+        var error = ModelStoreError(code, summary, column: column)
         error.serverState = state
         error.sqliteMessage = message
         error.sql = sql

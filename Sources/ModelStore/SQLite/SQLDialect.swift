@@ -139,32 +139,58 @@ struct PostgresDialect: SQLDialect {
     }
 
     /// `sql` with SQLite's placeholders renumbered as PostgreSQL's (`?` → `$n` counting on
-    /// from the last, `?NNN` → `$NNN`), and the statements SQLite spells differently
-    /// (`BEGIN IMMEDIATE`) in PostgreSQL's words; and how many parameters it takes. Text in
-    /// quotes, quoted names and comments are left as they are.
+    /// from the highest so far, `?NNN` → `$NNN`), and the statements SQLite spells
+    /// differently (`BEGIN IMMEDIATE`) in PostgreSQL's words; and how many parameters it takes.
     func finish(_ sql: String) -> (sql: String, parameterCount: Int) {
         switch sql {
         case "BEGIN IMMEDIATE", "BEGIN EXCLUSIVE": return ("BEGIN", 0)
-        // A read block sees one snapshot, as a SQLite read transaction does.
-        // (Not READ ONLY: a read may create a temporary stand-in table.)
+        // A read block sees one snapshot, as a SQLite read transaction does. (Not READ ONLY:
+        // a read may create a temporary stand-in table.)
         case "BEGIN DEFERRED": return ("BEGIN ISOLATION LEVEL REPEATABLE READ", 0)
         default: break
         }
-        var output = ""
-        output.reserveCapacity(sql.utf8.count + 16)
+        let scanned = Self.scan(sql, renumbering: true)
+        return (scanned.statements.joined(separator: ";"), scanned.highest)
+    }
+
+    func split(_ sql: String) -> [String] {
+        Self.scan(sql, renumbering: false).statements.filter {
+            !Self.scan($0, renumbering: false, strippingComments: true).statements.joined().allSatisfy(\.isWhitespace)
+        }
+    }
+
+    /// Walks `sql` as PostgreSQL reads it — quoted text (`'…'`, `E'…'` with backslash escapes,
+    /// `$tag$…$tag$`), quoted names, `--` and nested `/* */` comments — and splits it at the
+    /// semicolons outside them, renumbering `?` placeholders outside them when asked.
+    static func scan(_ sql: String, renumbering: Bool, strippingComments: Bool = false) -> (statements: [String], highest: Int) {
+        let scalars = Array(sql.unicodeScalars)
+        var statements: [String] = []
+        var current = String.UnicodeScalarView()
         var next = 1
         var highest = 0
-        let scalars = Array(sql.unicodeScalars)
         var index = 0
+        func isIdentifier(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+        }
+        func copy(_ end: Int) {
+            current.append(contentsOf: scalars[index..<min(end, scalars.count)])
+            index = min(end, scalars.count)
+        }
         while index < scalars.count {
             let scalar = scalars[index]
             switch scalar {
-            case "'", "\"":
-                // A literal or a quoted name, with its doubled quotes, copied whole.
+            case "'":
+                let escapes =
+                    index > 0 && (scalars[index - 1] == "E" || scalars[index - 1] == "e")
+                    && (index < 2 || !isIdentifier(scalars[index - 2]))
                 var end = index + 1
                 while end < scalars.count {
-                    if scalars[end] == scalar {
-                        if end + 1 < scalars.count, scalars[end + 1] == scalar {
+                    if escapes && scalars[end] == "\\" {
+                        end += 2
+                        continue
+                    }
+                    if scalars[end] == "'" {
+                        if end + 1 < scalars.count, scalars[end + 1] == "'" {
                             end += 2
                             continue
                         }
@@ -172,56 +198,82 @@ struct PostgresDialect: SQLDialect {
                     }
                     end += 1
                 }
-                output.unicodeScalars.append(contentsOf: scalars[index...min(end, scalars.count - 1)])
-                index = end + 1
+                copy(end + 1)
+            case "\"":
+                var end = index + 1
+                while end < scalars.count {
+                    if scalars[end] == "\"" {
+                        if end + 1 < scalars.count, scalars[end + 1] == "\"" {
+                            end += 2
+                            continue
+                        }
+                        break
+                    }
+                    end += 1
+                }
+                copy(end + 1)
             case "-" where index + 1 < scalars.count && scalars[index + 1] == "-":
                 var end = index
                 while end < scalars.count, scalars[end] != "\n" { end += 1 }
-                output.unicodeScalars.append(contentsOf: scalars[index..<end])
-                index = end
-            case "?":
+                if strippingComments { index = end } else { copy(end) }
+            case "/" where index + 1 < scalars.count && scalars[index + 1] == "*":
+                var depth = 0
+                var end = index
+                repeat {
+                    if end + 1 < scalars.count, scalars[end] == "/", scalars[end + 1] == "*" {
+                        depth += 1
+                        end += 2
+                    } else if end + 1 < scalars.count, scalars[end] == "*", scalars[end + 1] == "/" {
+                        depth -= 1
+                        end += 2
+                    } else {
+                        end += 1
+                    }
+                } while depth > 0 && end < scalars.count
+                if strippingComments { index = end } else { copy(end) }
+            case "$" where index == 0 || !isIdentifier(scalars[index - 1]):
+                // `$tag$ … $tag$` (a tag never starts with a digit: `$1` is a parameter).
+                var tagEnd = index + 1
+                while tagEnd < scalars.count, isIdentifier(scalars[tagEnd]), !(tagEnd == index + 1 && ("0"..."9").contains(scalars[tagEnd]))
+                {
+                    tagEnd += 1
+                }
+                guard tagEnd < scalars.count, scalars[tagEnd] == "$" else {
+                    copy(index + 1)
+                    continue
+                }
+                let tag = Array(scalars[index...tagEnd])
+                var end = tagEnd + 1
+                while end < scalars.count {
+                    if scalars[end] == "$", end + tag.count <= scalars.count, Array(scalars[end..<end + tag.count]) == tag {
+                        end += tag.count
+                        break
+                    }
+                    end += 1
+                }
+                copy(end)
+            case "?" where renumbering:
                 var end = index + 1
                 var number = 0
-                while end < scalars.count,
-                    let digit = scalars[end].properties.numericType.flatMap({ _ in
-                        Int(String(scalars[end]))
-                    })
-                {
+                while end < scalars.count, let digit = Int(String(scalars[end])), ("0"..."9").contains(scalars[end]) {
                     number = number * 10 + digit
                     end += 1
                 }
-                if end == index + 1 {
-                    number = next
-                }
+                if end == index + 1 { number = next }
                 highest = max(highest, number)
                 next = highest + 1
-                output += "$\(number)"
+                current.append(contentsOf: "$\(number)".unicodeScalars)
                 index = end
+            case ";":
+                statements.append(String(current))
+                current = String.UnicodeScalarView()
+                index += 1
             default:
-                output.unicodeScalars.append(scalar)
+                current.append(scalar)
                 index += 1
             }
         }
-        return (output, highest)
-    }
-
-    func split(_ sql: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var quote: Character?
-        for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == ";" {
-                if !current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { parts.append(current) }
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        if !current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { parts.append(current) }
-        return parts
+        if !String(current).allSatisfy(\.isWhitespace) || statements.isEmpty { statements.append(String(current)) }
+        return (statements, highest)
     }
 }

@@ -131,18 +131,23 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// On a server, runs the bound statement now (the first `step` would), so its columns
+    /// are known before a row is read; nothing on SQLite, whose statement knows them.
+    func runOnServer() throws {
+        guard let remote, !remote.hasRun else { return }
+        try remote.run()
+        if let columns = remote.newColumns {
+            let echo = try remote.echo(for: columns)
+            sqlite3_finalize(handle)
+            handle = echo
+            columnCount = Int32(columns.count)
+        }
+    }
+
     /// Runs the statement on the server at the first step, then hands out its rows one by
     /// one through the local statement, so every column reader works as on SQLite.
     private func stepRemote(_ remote: RemoteStatement) throws -> Bool {
-        if !remote.hasRun {
-            try remote.run()
-            if let columns = remote.newColumns {
-                let echo = try remote.echo(for: columns)
-                sqlite3_finalize(handle)
-                handle = echo
-                columnCount = Int32(columns.count)
-            }
-        }
+        try runOnServer()
         guard let row = remote.nextRow() else { return false }
         sqlite3_reset(handle)
         for (offset, value) in row.enumerated() {

@@ -9,6 +9,13 @@ enum SchemaMigrator {
 
     /// Makes the table match `table`; runs inside the caller's transaction.
     static func prepare(_ table: TableDescription, on connection: Connection) throws {
+        if connection.dialect.isServer {
+            try refuseOnServer(table, connection.dialect)
+            // Stores in other processes may prepare the same table at the same moment, and
+            // PostgreSQL's CREATE … IF NOT EXISTS is not safe against that: one at a time,
+            // until the transaction ends.
+            _ = try connection.scalar("SELECT pg_advisory_xact_lock(hashtext(?))", [.text("modelstore " + table.tableName)])
+        }
         // Declared renames first, so the checks below see the names the model uses. A check
         // that fails then throws inside the caller's transaction, which undoes the renames.
         try SchemaRenamer.applyWithTargets(table, on: connection)
@@ -33,7 +40,6 @@ enum SchemaMigrator {
         if dialect.isServer {
             // A server checks a foreign key's table when the key is declared: the links and
             // join tables come in `linkOnServer`, once the related tables exist.
-            try refuseOnServer(table, dialect)
             return
         }
         for relationship in table.relationships {
@@ -53,7 +59,7 @@ enum SchemaMigrator {
             }
         }
         for (offset, constraint) in table.foreignKeyConstraints.enumerated() {
-            let name = "fk_\(table.tableName)_\(offset)"
+            let name = serverName("fk_\(table.tableName)_\(offset)")
             guard
                 try connection.scalar(
                     "SELECT 1 FROM pg_catalog.pg_constraint WHERE conname = ? AND connamespace = current_schema()::regnamespace",
@@ -63,8 +69,39 @@ enum SchemaMigrator {
         }
     }
 
-    /// What a server store refuses in a model: SQLite's own collations and full-text search.
+    /// PostgreSQL's longest name, in bytes: a longer one is silently cut to it.
+    static let serverNameLimit = 63
+
+    /// A name of ModelStore's own making, cut to the server's limit with a hash of the whole
+    /// kept in it, so two long names never become one.
+    static func serverName(_ name: String) -> String {
+        guard name.utf8.count > serverNameLimit else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var prefix = ""
+        for character in name where prefix.utf8.count + character.utf8.count <= serverNameLimit - 17 { prefix.append(character) }
+        return prefix + "_" + String(hash, radix: 16)
+    }
+
+    /// What a server store refuses in a model: names the server would cut (two models, or
+    /// two properties, would become one), SQLite's own collations and full-text search.
     static func refuseOnServer(_ table: TableDescription, _ dialect: any SQLDialect) throws {
+        var names: [(String, String?)] = [(table.tableName, nil)] + table.columns.map { (table.tableName, $0.name) }
+        names += table.indexes.map { (table.tableName, $0.name) }
+        for relationship in table.relationships {
+            if case .joinTable(let join) = relationship.storage {
+                names.append((join.name, nil))
+                names += (join.ownerColumns + join.targetColumns).map { (join.name, $0) }
+            }
+        }
+        for (owner, column) in names where (column ?? owner).utf8.count > serverNameLimit {
+            let name = column ?? owner
+            throw ModelStoreError(
+                .invalidModel,
+                "The name '\(name)' (of \(table.modelName)) is \(name.utf8.count) bytes long; \(dialect.name) cuts names to \(serverNameLimit) bytes, so two names sharing their start would become one.",
+                model: table.modelName, column: column, value: name,
+                suggestion: "Give it a shorter name (a shorter type name, or CodingKeys for a property).")
+        }
         if table.search != nil {
             throw ModelStoreError(
                 .unsupported,

@@ -14,7 +14,15 @@ extension ModelStore {
         do {
             if let context = SessionContext.current(for: id) {
                 if context.isMigrating { throw Self.callInsideMigration() }
-                return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
+                let session = Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader)
+                // On a server, a failed statement ends the whole transaction; a savepoint
+                // keeps a failed read (which the caller may catch) from taking the block's
+                // other work with it, as SQLite's statement-level rollback does.
+                let connection = context.link.connection
+                if connection.dialect.isServer, connection.isInTransaction {
+                    return try connection.withSavepoint { try body(session) }
+                }
+                return try body(session)
             }
             try refuseInsideBlock()
             // A live query's fetch notes the tables it reads (see `observe`).
@@ -35,7 +43,7 @@ extension ModelStore {
 
     /// Runs `body` as a write: a barrier, in a transaction that any thrown error rolls back.
     /// Called from inside this store's write work it runs inline, as a savepoint.
-    func write<T>(_ body: (Session) throws -> T) throws -> T {
+    func write<T>(retryingConflicts: Bool = true, _ body: (Session) throws -> T) throws -> T {
         do {
             if let context = SessionContext.current(for: id) {
                 if context.isMigrating { throw Self.callInsideMigration() }
@@ -50,10 +58,25 @@ extension ModelStore {
             }
             try refuseInsideBlock()
             let recorder = TableRecorder.current
-            return try queue.sync(flags: .barrier) { try runWrite(body, recorder: recorder) }
+            var attempt = 0
+            while true {
+                do {
+                    return try queue.sync(flags: .barrier) { try runWrite(body, recorder: recorder) }
+                } catch let error as ModelStoreError where retryingConflicts && attempt < 5 && Self.isServerConflict(error) {
+                    // A server rolled the call back to break a deadlock or a serialization
+                    // conflict with another connection: the call runs again, as a whole.
+                    attempt += 1
+                    Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010) * Double(attempt))
+                }
+            }
         } catch {
             throw attributed(error)
         }
+    }
+
+    /// A deadlock (40P01) or serialization failure (40001) a server resolved by rolling back.
+    static func isServerConflict(_ error: ModelStoreError) -> Bool {
+        error.serverState == "40P01" || error.serverState == "40001"
     }
 
     static func callInsideMigration() -> ModelStoreError {

@@ -17,7 +17,8 @@ extension ModelStore {
     ///   transaction cannot begin or commit.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         let holdsCompletionQueue = SessionContext.current(for: ObjectIdentifier(self)) == nil && isOnCompletionQueue
-        return try write { _ in try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
+        // A block is the caller's code: it is never run twice behind its back.
+        return try write(retryingConflicts: false) { _ in try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
     }
 
     /// Runs `body` as one transaction later; `completion` gets its result on

@@ -111,9 +111,9 @@ extension PooledConnection {
     }
 
     private func readSchemaVersion() throws -> Int64? {
-        // A server has no schema version: its tables are checked when first used, and a
-        // change behind the store's back shows as the server's error.
-        if connection.dialect.isServer { return 0 }
+        // A server has no schema version: its tables are checked when first used, and again
+        // after a statement met a table or column changed behind a store's back.
+        if connection.dialect.isServer { return Int64(Connection.serverSchemaEpoch.current) }
         if case .integer(let version)? = try connection.scalar("PRAGMA schema_version") { return version }
         return nil
     }

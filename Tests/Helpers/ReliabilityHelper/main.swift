@@ -10,8 +10,13 @@
 //   ReliabilityHelper count-and-exit <path>    counts the parcels, prints the count and exits;
 //                                              as the file's last connection in its process it
 //                                              checkpoints and deletes -wal and -shm if it can
+//   ReliabilityHelper tally <url|schema|worker> on a PostgreSQL server: prints "ready", waits for
+//                                              a line, then writes the Tally rounds of `worker`
+//                                              (batches and single saves, overlapping the other
+//                                              workers' keys) and prints "done"
 import Foundation
 import ModelStore
+import ModelStorePostgres
 import ReliabilityFixtures
 
 /// Writes a line straight to the pipe, unbuffered, so the test sees it at once.
@@ -51,7 +56,34 @@ guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock|migrate|count-and-exit <path>\n".utf8))
     exit(2)
 }
+func tally(_ argument: String) throws {
+    let parts = argument.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+    var server = try PostgresConfiguration(url: parts[0])
+    server.schema = parts[1]
+    let worker = Int(parts[2])!
+    let store = try ModelStore(postgres: server)
+    say("ready")
+    _ = readLine()
+    for round in 1...Tally.rounds {
+        // Batches through the set-based path, and in odd rounds single saves inside a
+        // transaction as well, so both merge paths race the other processes.
+        _ = try Tally.save(Tally.shared(worker: worker, round: round), in: store)
+        if round % 2 == 1 {
+            try store.transaction {
+                for tally in Tally.shared(worker: worker, round: round).prefix(40) { try tally.save(in: store) }
+            }
+        }
+        _ = try Tally.save(Tally.own(worker: worker, round: round), in: store)
+    }
+    try store.close()
+    say("done")
+}
+
 do {
+    if arguments[1] == "tally" {
+        try tally(arguments[2])
+        exit(0)
+    }
     if arguments[1] == "migrate" {
         say("opening")
         let store = try ModelStore(path: arguments[2], configuration: .init(migrations: MigratingParcels.steps))

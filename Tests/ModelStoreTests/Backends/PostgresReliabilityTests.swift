@@ -1,0 +1,149 @@
+import Foundation
+import ModelStore
+import ModelStorePostgres
+import ReliabilityFixtures
+import Testing
+
+// The server's own promises: several processes writing one data set lose nothing, and a
+// server that goes away mid-write leaves each call whole or absent and the store usable.
+
+/// Runs only where a PostgreSQL server is configured (or required, so CI cannot skip them).
+private let serverConfigured = Backend.postgresURL != nil || Backend.postgresRequired
+
+@Suite("PostgreSQL: processes and restarts", .enabled(if: serverConfigured))
+struct PostgresReliabilityTests {
+    @Test func threeProcessesWritingOverlappingKeysLoseNothing() throws {
+        let test = try BackendStore(.postgres)
+        // Create the table first, so the workers race on rows, not on DDL.
+        _ = try Tally.save([Tally(id: 0)], in: test.store)
+        let argument = [Backend.postgresURL!, test.schemaName!].joined(separator: "|")
+        let workers = try (0..<3).map { try HelperProcess("tally", path: argument + "|\($0)") }
+        for worker in workers { try worker.waitFor("ready") }
+        for worker in workers { worker.send("go") }
+        for worker in workers {
+            try worker.waitFor("done")
+            #expect(worker.waitForExit() == 0)
+        }
+        let shared = try Tally.filter(\.id >= Tally.sharedKeys.lowerBound && \.id <= Tally.sharedKeys.upperBound)
+            .order(.ascending(\.id)).findAll(in: test.store)
+        #expect(shared.count == Tally.sharedKeys.count)
+        let last = Int64(Tally.rounds)
+        // Every worker's last round is in every shared record: no merge lost another's column.
+        #expect(shared.allSatisfy { $0.first == last && $0.second == last && $0.third == last })
+        #expect(try Tally.count(where: \.id >= 10_000, in: test.store) == 3 * Tally.rounds * 50)
+    }
+
+    @Test func aServerRestartMidBatchLeavesTheBatchWholeOrAbsentAndTheStoreUsable() throws {
+        let cluster = try PrivateCluster(port: 54_341)
+        defer { cluster.stop() }
+        let store = try ModelStore(postgres: cluster.url)
+        defer { try? store.close() }
+        _ = try BKSnack.save([BKSnack(snackId: 0, name: "before")], in: store)
+        let batch = (1...60_000).map { BKSnack(snackId: Int64($0), name: "batch \($0)", price: Double($0)) }
+        let outcome = SharedBox<Result<Int, any Error>?>(nil)
+        let started = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            started.signal()
+            outcome.set(Result { try BKSnack.save(batch, in: store).inserted })
+        }
+        writer.start()
+        started.wait()
+        Thread.sleep(forTimeInterval: 0.3)
+        try cluster.restart()
+        while outcome.get() == nil { Thread.sleep(forTimeInterval: 0.05) }
+        // Count through the store, which reconnects on its own.
+        var count: Int?
+        for _ in 0..<50 where count == nil {
+            count = try? BKSnack.count(in: store)
+            if count == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        switch outcome.get()! {
+        case .success:
+            #expect(count == 60_001)
+        case .failure(let error):
+            let code = (error as? ModelStoreError)?.code
+            #expect(code == .connectionLost, "a restart mid-batch must report a lost connection, not \(error)")
+            #expect(count == 1, "the batch must be absent when the call failed")
+        }
+        // The store goes on working.
+        try BKSnack(snackId: 99_999, name: "after").save(in: store)
+        #expect(try BKSnack.find(key: 99_999, in: store)?.name == "after")
+    }
+
+    @Test func aWrongAddressFailsAtOpeningWithAClearError() throws {
+        #expect {
+            _ = try ModelStore(postgres: "postgres://nobody@localhost:1/none")
+        } throws: { error in
+            guard let error = error as? ModelStoreError else { return false }
+            return error.code == .cannotOpen && error.message.contains("localhost")
+        }
+        #expect {
+            _ = try ModelStore(postgres: "http://example.com/db")
+        } throws: { ($0 as? ModelStoreError)?.code == .cannotOpen }
+    }
+}
+
+/// A value shared between threads in a test.
+final class SharedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}
+
+/// A PostgreSQL cluster of the test's own, which it may restart without disturbing the
+/// server the other tests share (`scripts/postgres-cluster.sh`).
+final class PrivateCluster {
+    let directory: String
+    let port: Int
+    let url: String
+
+    init(port: Int) throws {
+        self.port = port
+        directory = NSTemporaryDirectory() + "modelstore-pg-\(UUID().uuidString.prefix(8))"
+        url = try Self.script(["start", directory], port: port).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func restart() throws {
+        _ = try Self.script(["restart", directory], port: port)
+    }
+
+    func stop() {
+        _ = try? Self.script(["stop", directory], port: port)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func script(_ arguments: [String], port: Int) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let output = NSTemporaryDirectory() + "cluster-\(UUID().uuidString).out"
+        let errors = output + ".err"
+        defer {
+            try? FileManager.default.removeItem(atPath: output)
+            try? FileManager.default.removeItem(atPath: errors)
+        }
+        // posix_spawn and waitpid of our own, not Foundation's Process: its wait for a child
+        // missed the exit of a script whose server lives on (two tests at once hung in it).
+        // Output goes to files, which the server the script starts may keep open.
+        let command =
+            "MODELSTORE_POSTGRES_PORT=\(port) '\(root.path)/scripts/postgres-cluster.sh' "
+            + arguments.map { "'\($0)'" }.joined(separator: " ") + " > '\(output)' 2> '\(errors)' < /dev/null"
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        defer { for pointer in argv { free(pointer) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ)
+        guard spawned == 0 else { throw ModelStoreError(.cannotOpen, "cannot start postgres-cluster.sh (\(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let printed = FileManager.default.contents(atPath: output) ?? Data()
+        let complaints = FileManager.default.contents(atPath: errors) ?? Data()
+        guard status == 0 else {
+            throw ModelStoreError(
+                .cannotOpen,
+                "postgres-cluster.sh \(arguments.joined(separator: " ")) failed: "
+                    + String(decoding: complaints, as: UTF8.self))
+        }
+        return String(decoding: printed, as: UTF8.self)
+    }
+}
