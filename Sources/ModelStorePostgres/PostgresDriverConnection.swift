@@ -35,9 +35,16 @@ final class PostgresDriverConnection: RemoteConnection {
     }
 
     func close() {
-        let closing = connection
+        guard let closing = connection else { return }
         connection = nil
-        _ = try? closing?.close().wait()
+        Self.release(closing)
+    }
+
+    /// Closes `connection` without waiting: closing one the server already dropped may never
+    /// report back. The connection is kept alive until it does (postgres-nio requires a
+    /// connection to be closed before it goes).
+    private static func release(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     private func connect() throws -> PostgresConnection {
@@ -122,7 +129,7 @@ final class PostgresDriverConnection: RemoteConnection {
             let failure = Self.mapped(error, sql: sql)
             if failure.code == .connectionLost {
                 self.connection = nil
-                _ = try? connection.close().wait()
+                Self.release(connection)
             }
             if ends { inTransaction = false }
             throw failure
@@ -258,8 +265,11 @@ final class PostgresDriverConnection: RemoteConnection {
             return .server(state: info[.sqlState], message: message, sql: sql, column: info[.columnName] ?? quotedColumn(in: message))
         }
         switch error.code {
-        case .serverClosedConnection, .connectionError, .uncleanShutdown, .queryCancelled:
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .queryCancelled,
+            .messageDecodingFailure, .unexpectedBackendMessage:
             return .server(state: "08006", message: describe(error), sql: sql)
+        case .tooManyParameters:
+            return .server(state: "54000", message: "more than 65,535 values in one statement", sql: sql)
         default:
             return .server(state: nil, message: describe(error), sql: sql)
         }

@@ -96,15 +96,70 @@ extension Session {
         }
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
         var reuse: (shape: ColumnMask, statement: Statement)?
-        for element in rows {
-            do {
-                row.load(values: element.values, present: element.present)
-                result.count(try upsert(row, table, owner, reuse: &reuse))
-            } catch let error as ModelStoreError {
-                throw error.inBatch(at: element.offset, of: models.count, table: table, key: try? table.key(of: row))
+        var start = 0
+        while start < rows.count {
+            // A chunk: consecutive rows of one shape, each with its key, no key twice (a
+            // repeated key starts the next chunk, so it merges over the first as in order).
+            let shape = rows[start].present
+            let width = max(1, table.columns.indices.filter(shape.contains).count)
+            let limit = min(Self.serverChunkRows, connection.maximumParameters / width)
+            var end = start + 1
+            if table.keyMask.isSubset(of: shape) {
+                while end < rows.count, end - start < limit, rows[end].present == shape,
+                    keys.contains(where: { Self.order(rows[end - 1].values[$0], rows[end].values[$0]) != 0 })
+                {
+                    end += 1
+                }
             }
+            do {
+                if end - start == 1 {
+                    row.load(values: rows[start].values, present: shape)
+                    result.count(try upsert(row, table, owner, reuse: &reuse))
+                } else {
+                    try upsertChunk(rows[start..<end], shape: shape, table, owner, into: &result)
+                }
+            } catch let error as ModelStoreError {
+                row.load(values: rows[start].values, present: shape)
+                throw error.inBatch(at: rows[start].offset, of: models.count, table: table, key: try? table.key(of: row))
+            }
+            start = end
         }
         return result
+    }
+
+    /// Rows per multi-row upsert on a server: large enough that round trips stop mattering,
+    /// small enough that few statement shapes are cached.
+    static let serverChunkRows = 500
+
+    /// One multi-row upsert of `chunk`, counting what it did: each returned row is a record
+    /// inserted or changed; the others held every value already.
+    private func upsertChunk(
+        _ chunk: ArraySlice<(values: [SQLValue], present: ColumnMask, offset: Int)>, shape: ColumnMask, _ table: TableDescription,
+        _ owner: ObjectIdentifier, into result: inout BatchSaveOutcome
+    ) throws {
+        let statement = try connection.cachedStatement(
+            StatementKey(owner: owner, operation: 10_000 + chunk.count, shape: shape)
+        ) {
+            StatementCatalog.multiRowUpsert(table, shape: shape, count: chunk.count, dialect: connection.dialect)
+        }
+        defer { statement.reset() }
+        let positions = table.columns.indices.filter(shape.contains)
+        var index: Int32 = 1
+        for element in chunk {
+            for position in positions {
+                try statement.bind(element.values[position], at: index)
+                index += 1
+            }
+        }
+        var inserted = 0
+        var returned = 0
+        while try statement.step() {
+            returned += 1
+            if statement.int64(at: 0) == 1 { inserted += 1 }
+        }
+        result.inserted += inserted
+        result.updated += returned - inserted
+        result.unchanged += chunk.count - returned
     }
 
     /// A total order of values for sorting keys: by storage class, then by value.

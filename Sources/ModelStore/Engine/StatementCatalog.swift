@@ -97,6 +97,17 @@ enum StatementCatalog: Int {
         }
     }
 
+    /// One upsert of `count` rows of `shape` (each with its key), returning one row per record
+    /// it inserted or changed with whether it inserted it: a server's batch in one round trip
+    /// per chunk. The rows must have distinct keys (a statement cannot change a row twice).
+    static func multiRowUpsert(_ table: TableDescription, shape: ColumnMask, count: Int, dialect: any SQLDialect) -> String {
+        let positions = table.columns.indices.filter(shape.contains)
+        let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
+        let tuple = "(" + Array(repeating: "?", count: positions.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(table.quotedTable) (\(names)) VALUES " + Array(repeating: tuple, count: count).joined(separator: ", ")
+            + upsertClauses(table, shape: shape, dialect: dialect) + dialect.insertedMarker(returning: false, key: nil)
+    }
+
     /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, … WHERE c IS NOT excluded.c OR …`,
     /// then one clause per unique index the shape covers, so a unique index dedupes as the
     /// key does. The WHERE skips records that already hold every value: an unchanged
