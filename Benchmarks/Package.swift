@@ -11,6 +11,8 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 // and SQLiteNIO (which compiles its own SQLite) add minutes to a clean build, and CI's smoke run
 // does not need them.
 let withFluent = Context.environment["MODELSTORE_BENCH_FLUENT"] != nil
+// Fluent on PostgreSQL (fluent-postgres-driver) for postgres-bench, opt-in for the same reason.
+let withFluentPostgres = Context.environment["MODELSTORE_BENCH_FLUENT_POSTGRES"] != nil
 
 // The benchmark suite: ModelStore against hand-written SQLite C and GRDB (and Fluent), in one
 // run. A package of its own, so the library gains no dependency.
@@ -20,11 +22,17 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ]
         + (withFluent
             ? [
                 .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
                 .package(url: "https://github.com/vapor/fluent-sqlite-driver", exact: "4.9.0"),
+            ] : [])
+        + (withFluentPostgres
+            ? [
+                .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
+                .package(url: "https://github.com/vapor/fluent-postgres-driver", exact: "2.14.0"),
             ] : []),
     targets: [
         .target(name: "BenchCore", dependencies: ["CBaseline"]),
@@ -75,6 +83,20 @@ let package = Package(
         .executableTarget(
             name: "predicate-bench",
             dependencies: ["BenchCore", .product(name: "ModelStore", package: root)]
+        ),
+        // W1–W9 on a PostgreSQL server: ModelStore next to hand-written postgres-nio (and Fluent).
+        .executableTarget(
+            name: "postgres-bench",
+            dependencies: [
+                "BenchCore", .product(name: "ModelStore", package: root), .product(name: "ModelStorePostgres", package: root),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+                + (withFluentPostgres
+                    ? [
+                        .product(name: "FluentKit", package: "fluent-kit"),
+                        .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                    ] : []),
+            swiftSettings: withFluentPostgres ? [.define("FLUENT_POSTGRES")] : []
         ),
         .executableTarget(
             name: "modelstore-bench",

@@ -97,29 +97,48 @@ extension Session {
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
         var reuse: (shape: ColumnMask, statement: Statement)?
         var start = 0
+        let columnCount = table.columns.count
         while start < rows.count {
-            // A chunk: consecutive rows of one shape, each with its key, no key twice (a
-            // repeated key starts the next chunk, so it merges over the first as in order).
-            let shape = rows[start].present
-            let width = max(1, table.columns.indices.filter(shape.contains).count)
-            let limit = min(Self.serverChunkRows, connection.maximumParameters / width)
+            // A chunk: rows in key order, each with its key, no key twice (a repeated key
+            // starts the next chunk, so it merges over the first as in order). Rows may lack
+            // optional properties others carry (nil: the stored value stays) but never then
+            // clear one explicitly: one statement cannot tell the two NULLs apart.
+            var carried = (0..<columnCount).map { rows[start].present.contains($0) }
+            var always = carried
+            var cleared = (0..<columnCount).map { carried[$0] && rows[start].values[$0].isNull }
             var end = start + 1
-            if table.keyMask.isSubset(of: shape) {
-                while end < rows.count, end - start < limit, rows[end].present == shape,
-                    keys.contains(where: { Self.order(rows[end - 1].values[$0], rows[end].values[$0]) != 0 })
-                {
+            if table.keyMask.isSubset(of: rows[start].present) {
+                extending: while end < rows.count, end - start < Self.serverChunkRows {
+                    let next = rows[end]
+                    guard table.keyMask.isSubset(of: next.present),
+                        keys.contains(where: { Self.order(rows[end - 1].values[$0], next.values[$0]) != 0 })
+                    else { break }
+                    var union = carried
+                    var both = always
+                    var nulls = cleared
+                    for column in 0..<columnCount {
+                        let present = next.present.contains(column)
+                        union[column] = union[column] || present
+                        both[column] = both[column] && present
+                        nulls[column] = nulls[column] || (present && next.values[column].isNull)
+                        if union[column] && !both[column] && (nulls[column] || !table.columns[column].isOptional) { break extending }
+                    }
+                    guard union.filter({ $0 }).count * (end - start + 1) <= connection.maximumParameters else { break }
+                    (carried, always, cleared) = (union, both, nulls)
                     end += 1
                 }
             }
             do {
                 if end - start == 1 {
-                    row.load(values: rows[start].values, present: shape)
+                    row.load(values: rows[start].values, present: rows[start].present)
                     result.count(try upsert(row, table, owner, reuse: &reuse))
                 } else {
-                    try upsertChunk(rows[start..<end], shape: shape, table, owner, into: &result)
+                    let positions = (0..<columnCount).filter { carried[$0] }
+                    let coalesced = Set(positions.filter { !always[$0] })
+                    try upsertChunk(rows[start..<end], positions: positions, coalesced: coalesced, table, into: &result)
                 }
             } catch let error as ModelStoreError {
-                row.load(values: rows[start].values, present: shape)
+                row.load(values: rows[start].values, present: rows[start].present)
                 throw error.inBatch(at: rows[start].offset, of: models.count, table: table, key: try? table.key(of: row))
             }
             start = end
@@ -134,20 +153,19 @@ extension Session {
     /// One multi-row upsert of `chunk`, counting what it did: each returned row is a record
     /// inserted or changed; the others held every value already.
     private func upsertChunk(
-        _ chunk: ArraySlice<(values: [SQLValue], present: ColumnMask, offset: Int)>, shape: ColumnMask, _ table: TableDescription,
-        _ owner: ObjectIdentifier, into result: inout BatchSaveOutcome
+        _ chunk: ArraySlice<(values: [SQLValue], present: ColumnMask, offset: Int)>, positions: [Int], coalesced: Set<Int>,
+        _ table: TableDescription, into result: inout BatchSaveOutcome
     ) throws {
+        // Cached by its text: a chunk's statement is built once per shape and size, and a
+        // server's round trip dwarfs hashing it.
         let statement = try connection.cachedStatement(
-            StatementKey(owner: owner, operation: 10_000 + chunk.count, shape: shape)
-        ) {
-            StatementCatalog.multiRowUpsert(table, shape: shape, count: chunk.count, dialect: connection.dialect)
-        }
+            StatementCatalog.multiRowUpsert(
+                table, positions: positions, coalesced: coalesced, count: chunk.count, dialect: connection.dialect))
         defer { statement.reset() }
-        let positions = table.columns.indices.filter(shape.contains)
         var index: Int32 = 1
         for element in chunk {
             for position in positions {
-                try statement.bind(element.values[position], at: index)
+                try statement.bind(element.present.contains(position) ? element.values[position] : .null, at: index)
                 index += 1
             }
         }

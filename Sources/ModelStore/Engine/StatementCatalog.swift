@@ -97,15 +97,33 @@ enum StatementCatalog: Int {
         }
     }
 
-    /// One upsert of `count` rows of `shape` (each with its key), returning one row per record
-    /// it inserted or changed with whether it inserted it: a server's batch in one round trip
-    /// per chunk. The rows must have distinct keys (a statement cannot change a row twice).
-    static func multiRowUpsert(_ table: TableDescription, shape: ColumnMask, count: Int, dialect: any SQLDialect) -> String {
-        let positions = table.columns.indices.filter(shape.contains)
+    /// One upsert of `count` rows of the columns at `positions` (each row with its key),
+    /// returning one row per record it inserted or changed, with whether it inserted it: a
+    /// server's batch in one round trip per chunk. A column in `coalesced` is one some rows
+    /// do not carry (NULL in their tuple): a stored record keeps its value there, as the merge
+    /// rule says. The rows must have distinct keys (a statement cannot change a row twice).
+    static func multiRowUpsert(
+        _ table: TableDescription, positions: [Int], coalesced: Set<Int>, count: Int, dialect: any SQLDialect
+    ) -> String {
         let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
         let tuple = "(" + Array(repeating: "?", count: positions.count).joined(separator: ", ") + ")"
-        return "INSERT INTO \(table.quotedTable) (\(names)) VALUES " + Array(repeating: tuple, count: count).joined(separator: ", ")
-            + upsertClauses(table, shape: shape, dialect: dialect) + dialect.insertedMarker(returning: false, key: nil)
+        var sql = "INSERT INTO \(table.quotedTable) (\(names)) VALUES " + Array(repeating: tuple, count: count).joined(separator: ", ")
+        let updated = positions.filter { !table.keyMask.contains($0) && $0 != table.createdPosition }
+        let compared = updated.filter { $0 != table.updatedPosition }
+        func proposed(_ position: Int) -> String {
+            let name = quoted(table.columns[position].name)
+            return coalesced.contains(position) ? "COALESCE(excluded.\(name), \(table.quotedTable).\(name))" : "excluded.\(name)"
+        }
+        if compared.isEmpty {
+            sql += " ON CONFLICT DO NOTHING"
+        } else {
+            sql +=
+                " ON CONFLICT (\(table.keyOrder)) DO UPDATE SET "
+                + updated.map { "\(quoted(table.columns[$0].name)) = \(proposed($0))" }.joined(separator: ", ") + " WHERE "
+                + compared.map { dialect.distinct(table.quotedTable + "." + quoted(table.columns[$0].name), proposed($0)) }
+                .joined(separator: " OR ")
+        }
+        return sql + dialect.insertedMarker(returning: false, key: nil)
     }
 
     /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, … WHERE c IS NOT excluded.c OR …`,
