@@ -111,12 +111,12 @@
                 let setup = try Setup(url: server.url, schema: schema)
                 let items = data.items.map(Item.init)
                 try setup.database.transaction { db in Self.createInChunks(items, on: db) }.wait()
-                let db = setup.database
+                // The closures reach the database through the setup, so its pool lives as long.
                 switch workload {
                 case .w3:
                     var loaded: [Item] = []
                     return PreparedRun(
-                        timed: { loaded = try Item.query(on: db).sort(\.$id).all().wait() },
+                        timed: { loaded = try Item.query(on: setup.database).sort(\.$id).all().wait() },
                         verify: {
                             var checksum = Checksum()
                             for item in loaded { checksum.add(key: item.id!, text: item.name, price: item.price) }
@@ -127,7 +127,7 @@
                         timed: {
                             checksum = Checksum()
                             for key in data.lookupKeys {
-                                if let item = try Item.find(key, on: db).wait() {
+                                if let item = try Item.find(key, on: setup.database).wait() {
                                     checksum.add(key: item.id!, text: item.name, price: item.price)
                                 }
                             }
@@ -137,15 +137,17 @@
                         timed: {
                             checksum = Checksum()
                             for threshold in data.thresholds {
-                                let page = try Item.query(on: db).filter(\.$price > threshold).sort(\.$price).sort(\.$id).range(100..<150)
-                                    .all().wait()
+                                let page = try Item.query(on: setup.database).filter(\.$price > threshold).sort(\.$price).sort(\.$id).range(
+                                    100..<150
+                                )
+                                .all().wait()
                                 for item in page { checksum.add(key: item.id!, text: item.name, price: item.price) }
                             }
                         }, verify: { checksum })
                 default:
                     let median = data.medianPrice
                     return PreparedRun(
-                        timed: { try Item.query(on: db).filter(\.$price < median).delete().wait() },
+                        timed: { try Item.query(on: setup.database).filter(\.$price < median).delete().wait() },
                         verify: { try withExtendedLifetime(setup) { try itemChecksum() } })
                 }
             case .w6, .w9:

@@ -26,11 +26,10 @@ note("Generating \(rows) rows…")
 let data = Dataset(rows: rows)
 let workloads: [Workload] = [.w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w9]
 var mismatches: [String] = []
-var lines = [
-    "| workload | " + contenders.map { "\($0.name) median (min–max)" }.joined(separator: " | ") + " | MS÷nio"
-        + (contenders.count > 2 ? " | MS÷Fluent" : "") + " |",
-    "|---|" + contenders.map { _ in "---|" }.joined() + "---|" + (contenders.count > 2 ? "---|" : ""),
-]
+let names: [String] = contenders.map { "\($0.name) median (min–max)" }
+let ratioHeads: String = contenders.count > 2 ? " MS÷nio | MS÷Fluent |" : " MS÷nio |"
+let dashes: String = String(repeating: "---|", count: contenders.count + (contenders.count > 2 ? 2 : 1))
+var lines: [String] = ["| workload | " + names.joined(separator: " | ") + " |" + ratioHeads, "|---|" + dashes]
 for workload in workloads {
     var medians: [Double?] = []
     var cells: [String] = []
