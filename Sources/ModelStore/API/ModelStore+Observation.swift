@@ -178,6 +178,7 @@ extension ModelStore {
     /// for await change in store.changes(of: Snack.self) { print(change.inserted) }
     /// ```
     public func changes<M: StoredModel>(of type: M.Type) -> ModelChangeStream<M> {
+        if isOnServer { return ModelChangeStream(store: self, table: nil, failure: observationUnsupported()) }
         do {
             let table = try TableDescription.of(type)
             return ModelChangeStream(store: self, table: ObservedTable(name: table.tableName, keyColumns: table.keyNames), failure: nil)
@@ -192,10 +193,12 @@ extension ModelStore {
     /// ```swift
     /// let token = try store.changes(of: Snack.self) { change in print(change.deleted) }
     /// ```
-    /// - Throws: `ModelStoreError` `.invalidModel` for a model whose declarations cannot work.
+    /// - Throws: `ModelStoreError` `.invalidModel` for a model whose declarations cannot work,
+    ///   `.unsupported` on a PostgreSQL store.
     public func changes<M: StoredModel>(of type: M.Type, onChange: @escaping @Sendable (ModelChanges<M>) -> Void) throws
         -> ObservationToken
     {
+        if isOnServer { throw observationUnsupported() }
         let table = try TableDescription.of(type)
         let deliver = completionQueue
         let observer = StreamObserver(

@@ -14,6 +14,9 @@ extension SchemaMigrator {
     /// while the target's table still has link columns for the inverse (under current or
     /// former names). Several candidate old columns are refused: the store cannot tell which.
     static func oneToOneMoves(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws -> [LinkMove] {
+        // Moving links between sides is a SQLite-file migration; a server store's tables
+        // were made by this version's declarations (renames are refused there).
+        guard !connection.dialect.isServer else { return [] }
         var moves: [LinkMove] = []
         for relationship in table.relationships {
             guard case .foreignKeyHere(let positions, true) = relationship.storage, let inverse = relationship.inverse else { continue }

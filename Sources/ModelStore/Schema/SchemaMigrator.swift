@@ -102,6 +102,13 @@ enum SchemaMigrator {
                 model: table.modelName, column: column, value: name,
                 suggestion: "Give it a shorter name (a shorter type name, or CodingKeys for a property).")
         }
+        if !table.former.isEmpty {
+            throw ModelStoreError(
+                .unsupported,
+                "\(table.modelName) declares former names (renames); renaming stored tables and columns runs on SQLite only for now.",
+                model: table.modelName,
+                suggestion: "Rename with SQL on the server (ALTER TABLE … RENAME), then drop the former-name declarations.")
+        }
         if table.search != nil {
             throw ModelStoreError(
                 .unsupported,
@@ -168,6 +175,7 @@ enum SchemaMigrator {
     }
 
     static func readiness(_ table: TableDescription, on connection: Connection) throws -> Readiness {
+        if connection.dialect.isServer { try refuseOnServer(table, connection.dialect) }
         // A table, column or join table still under a former name holds data a read must see.
         if try SchemaRenamer.isPending(table, on: connection) { return .needsWriter }
         guard let existing = try inspect(table, on: connection) else { return .absent }

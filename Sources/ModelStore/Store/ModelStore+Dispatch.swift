@@ -113,7 +113,8 @@ extension ModelStore {
         // (and clears triggers left from observers that are gone); they are published only
         // once it has committed.
         let (observing, generation) = changeTracker.state
-        let recording = observing || !link.watchedTables.isEmpty
+        // (Never on a server: observation is refused there, and needs SQLite's triggers.)
+        let recording = (observing || !link.watchedTables.isEmpty) && !link.connection.dialect.isServer
         var changes: CommittedChanges?
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {

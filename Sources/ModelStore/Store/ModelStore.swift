@@ -85,6 +85,19 @@ public final class ModelStore: Sendable {
     let readsSkipBarriers: Bool
     /// Whether the store is a file (WAL: readers never block the writer).
     let isFileStore: Bool
+    /// Whether the store is on a database server (ModelStorePostgres), not SQLite.
+    var isOnServer: Bool {
+        if case .remote = pool.location { return true }
+        return false
+    }
+
+    /// The error observation gives on a server: it needs SQLite's triggers calling Swift.
+    func observationUnsupported() -> ModelStoreError {
+        ModelStoreError(
+            .unsupported,
+            "Observing changes (observe, changes(of:)) is SQLite's alone for now; the store at \(pool.locationDescription) is on PostgreSQL.",
+            suggestion: "Poll with a query, or observe a SQLite store.")
+    }
     /// Tables this store has created or checked, by model type.
     let registry = Locked<[ObjectIdentifier: TableDescription]>([:])
     /// Every table this store has found complete at least once. Never cleared: when the

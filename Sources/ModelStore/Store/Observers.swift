@@ -32,6 +32,14 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
     }
 
     func start() {
+        if let store, store.isOnServer {
+            deliver(.failure(store.observationUnsupported()))
+            lock.lock()
+            ended = true
+            lock.unlock()
+            finish()
+            return
+        }
         store?.changeTracker.add(self, tables: [])
         schedule()
     }

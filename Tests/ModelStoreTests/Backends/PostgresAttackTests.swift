@@ -172,7 +172,9 @@ private struct Stop: Error {}
 
 // MARK: Tests
 
-@Suite("PostgreSQL attack")
+// Serialized: several of these block a thread for seconds (150,000-value batches), and
+// the concurrency pool has as many threads as cores.
+@Suite("PostgreSQL attack", .serialized)
 struct PostgresAttackTests {
     static var postgresOnly: [Backend] { Backend.postgresURL != nil ? [.postgres] : [] }
 

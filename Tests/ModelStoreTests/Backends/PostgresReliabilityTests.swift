@@ -10,52 +10,60 @@ import Testing
 /// Runs only where a PostgreSQL server is configured (or required, so CI cannot skip them).
 private let serverConfigured = Backend.postgresURL != nil || Backend.postgresRequired
 
-@Suite("PostgreSQL: processes and restarts", .enabled(if: serverConfigured))
+@Suite("PostgreSQL: processes and restarts", .enabled(if: serverConfigured), .serialized)
 struct PostgresReliabilityTests {
-    @Test func threeProcessesWritingOverlappingKeysLoseNothing() throws {
+    @Test func threeProcessesWritingOverlappingKeysLoseNothing() async throws {
         let test = try BackendStore(.postgres)
         // Create the table first, so the workers race on rows, not on DDL.
-        _ = try Tally.save([Tally(id: 0)], in: test.store)
+        _ = try await Tally.save([Tally(id: 0)], in: test.store)
         let argument = [Backend.postgresURL!, test.schemaName!].joined(separator: "|")
-        let workers = try (0..<3).map { try HelperProcess("tally", path: argument + "|\($0)") }
-        for worker in workers { try worker.waitFor("ready") }
-        for worker in workers { worker.send("go") }
-        for worker in workers {
-            try worker.waitFor("done")
-            #expect(worker.waitForExit() == 0)
+        // The waiting happens on a dispatch thread: the concurrency pool's few threads stay
+        // free for the tests beside this one.
+        let statuses = try await offThePool {
+            let workers = try (0..<3).map { try HelperProcess("tally", path: argument + "|\($0)") }
+            for worker in workers { try worker.waitFor("ready") }
+            for worker in workers { worker.send("go") }
+            return try workers.map { worker -> Int32 in
+                try worker.waitFor("done")
+                return worker.waitForExit()
+            }
         }
-        let shared = try Tally.filter(\.id >= Tally.sharedKeys.lowerBound && \.id <= Tally.sharedKeys.upperBound)
+        #expect(statuses == [0, 0, 0])
+        let shared = try await Tally.filter(\.id >= Tally.sharedKeys.lowerBound && \.id <= Tally.sharedKeys.upperBound)
             .order(.ascending(\.id)).findAll(in: test.store)
         #expect(shared.count == Tally.sharedKeys.count)
         let last = Int64(Tally.rounds)
         // Every worker's last round is in every shared record: no merge lost another's column.
         #expect(shared.allSatisfy { $0.first == last && $0.second == last && $0.third == last })
-        #expect(try Tally.count(where: \.id >= 10_000, in: test.store) == 3 * Tally.rounds * 50)
+        #expect(try await Tally.count(where: \.id >= 10_000, in: test.store) == 3 * Tally.rounds * 50)
     }
 
-    @Test func aServerRestartMidBatchLeavesTheBatchWholeOrAbsentAndTheStoreUsable() throws {
-        let cluster = try PrivateCluster(port: 54_341)
+    @Test func aServerRestartMidBatchLeavesTheBatchWholeOrAbsentAndTheStoreUsable() async throws {
+        let cluster = try await offThePool { try PrivateCluster(port: 54_341) }
         defer { cluster.stop() }
         let store = try ModelStore(postgres: cluster.url)
         defer { try? store.close() }
-        _ = try BKSnack.save([BKSnack(snackId: 0, name: "before")], in: store)
+        _ = try await BKSnack.save([BKSnack(snackId: 0, name: "before")], in: store)
         let batch = (1...60_000).map { BKSnack(snackId: Int64($0), name: "batch \($0)", price: Double($0)) }
         let outcome = SharedBox<Result<Int, any Error>?>(nil)
-        let started = DispatchSemaphore(value: 0)
-        let writer = Thread {
-            started.signal()
-            outcome.set(Result { try BKSnack.save(batch, in: store).inserted })
-        }
-        writer.start()
-        started.wait()
-        Thread.sleep(forTimeInterval: 0.3)
-        try cluster.restart()
-        while outcome.get() == nil { Thread.sleep(forTimeInterval: 0.05) }
-        // Count through the store, which reconnects on its own.
-        var count: Int?
-        for _ in 0..<50 where count == nil {
-            count = try? BKSnack.count(in: store)
-            if count == nil { Thread.sleep(forTimeInterval: 0.1) }
+        let count: Int? = try await offThePool {
+            let started = DispatchSemaphore(value: 0)
+            let writer = Thread {
+                started.signal()
+                outcome.set(Result { try BKSnack.save(batch, in: store).inserted })
+            }
+            writer.start()
+            started.wait()
+            Thread.sleep(forTimeInterval: 0.3)
+            try cluster.restart()
+            while outcome.get() == nil { Thread.sleep(forTimeInterval: 0.05) }
+            // Count through the store, which reconnects on its own.
+            var count: Int?
+            for _ in 0..<50 where count == nil {
+                count = try? BKSnack.count(in: store)
+                if count == nil { Thread.sleep(forTimeInterval: 0.1) }
+            }
+            return count
         }
         switch outcome.get()! {
         case .success:
@@ -66,8 +74,34 @@ struct PostgresReliabilityTests {
             #expect(count == 1, "the batch must be absent when the call failed")
         }
         // The store goes on working.
-        try BKSnack(snackId: 99_999, name: "after").save(in: store)
-        #expect(try BKSnack.find(key: 99_999, in: store)?.name == "after")
+        _ = try await BKSnack(snackId: 99_999, name: "after").save(in: store)
+        #expect(try await BKSnack.find(key: 99_999, in: store)?.name == "after")
+    }
+
+    @Test func aSecondStoreUsesTheTablesAndJoinTablesTheFirstMade() throws {
+        let test = try BackendStore(.postgres)
+        var team = BKTeam(id: 1, name: "Rockets")
+        team.players = [BKPlayer(id: 1, name: "Ann", skills: [BKSkill(id: 1, title: "fast")])]
+        team.coach = BKCoach(id: 1, name: "Cy")
+        try team.save(in: test.store)
+        // Another process's store on the same tables: it checks them (join tables included)
+        // and writes and reads through them.
+        let second = try test.another()
+        defer { try? second.close() }
+        var other = BKTeam(id: 2, name: "Comets")
+        other.players = [BKPlayer(id: 2, name: "Bo", skills: [BKSkill(id: 1, title: "fast"), BKSkill(id: 2, title: "tall")])]
+        try other.save(in: second)
+        #expect(try BKPlayer.count(in: second) == 2)
+        #expect(try BKSkill.find(key: 1, loading: .direct, in: second)?.players?.count == 2)
+        #expect(try BKTeam.find(key: 1, loading: .direct, in: second)?.coach?.name == "Cy")
+        #expect(try BKSkill.count(in: test.store) == 2)
+    }
+
+    @Test func aModelDeclaringFormerNamesIsRefusedOnAServer() throws {
+        let test = try BackendStore(.postgres)
+        #expect {
+            try BKRenamed(id: 1, title: "x").save(in: test.store)
+        } throws: { ($0 as? ModelStoreError)?.code == .unsupported }
     }
 
     @Test func aWrongAddressFailsAtOpeningWithAClearError() throws {
@@ -83,6 +117,23 @@ struct PostgresReliabilityTests {
     }
 }
 
+/// A model that declares a rename, which a server store refuses.
+struct BKRenamed: StoredModel {
+    var id: Int64
+    var title: String
+    static let primaryKey = ["id"]
+    static let formerNames: [FormerName<BKRenamed>] = [.property(\.title, from: "name")]
+}
+
+/// Runs blocking work (waiting for processes or a restarting server) on a dispatch thread,
+/// so the tests running beside it keep the concurrency pool's few threads. Expectations stay
+/// with the caller, in the test's own task.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// A value shared between threads in a test.
 final class SharedBox<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
@@ -94,7 +145,7 @@ final class SharedBox<Value: Sendable>: @unchecked Sendable {
 
 /// A PostgreSQL cluster of the test's own, which it may restart without disturbing the
 /// server the other tests share (`scripts/postgres-cluster.sh`).
-final class PrivateCluster {
+final class PrivateCluster: Sendable {
     let directory: String
     let port: Int
     let url: String

@@ -368,4 +368,27 @@ struct SharedBehaviourTests {
         #expect(seen.current.contains { $0.contains("INSERT INTO \"BKSnack\"") })
         #expect(seen.current.contains { $0.hasPrefix("SELECT") && $0.contains("\"BKSnack\"") })
     }
+
+    @Test(arguments: Backend.available)
+    func observationWorksOnSQLiteAndIsRefusedClearlyOnAServerWithoutStoppingWrites(_ backend: Backend) throws {
+        let test = try BackendStore(backend)
+        let store = test.store
+        let results = Collected<Result<Int, ModelStoreError>>()
+        let token = store.observe({ try BKSnack.count(in: store) }) { results.add($0) }
+        #expect(eventually { !results.current.isEmpty })
+        try BKSnack(snackId: 1, name: "written while observed").save(in: store)
+        #expect(try BKSnack.count(in: store) == 1)
+        switch backend {
+        case .sqlite:
+            #expect(eventually { results.current.contains { (try? $0.get()) == 1 } })
+            _ = try store.changes(of: BKSnack.self) { _ in }
+        case .postgres:
+            #expect(results.current.count == 1)
+            #expect(throws: ModelStoreError.self) { try results.current[0].get() }
+            #expect((try? results.current[0].get()) == nil)
+            if case .failure(let error) = results.current[0] { #expect(error.code == .unsupported) }
+            #expect { _ = try store.changes(of: BKSnack.self) { _ in } } throws: { ($0 as? ModelStoreError)?.code == .unsupported }
+        }
+        withExtendedLifetime(token) {}
+    }
 }
