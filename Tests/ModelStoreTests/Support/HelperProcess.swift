@@ -13,6 +13,15 @@ final class HelperProcess {
     init(_ mode: String, path: String) throws {
         process.executableURL = try Self.executable()
         process.arguments = [mode, path]
+        // Under `swift test --enable-code-coverage` a helper inherits the profile path and
+        // writes its profile when it exits. The tests kill helpers, and a kill that lands
+        // during that write leaves a truncated file, after which SwiftPM can merge no profile
+        // at all: helpers write theirs elsewhere (the library's coverage is the tests' own).
+        var environment = ProcessInfo.processInfo.environment
+        if environment["LLVM_PROFILE_FILE"] != nil {
+            environment["LLVM_PROFILE_FILE"] = NSTemporaryDirectory() + "modelstore-helper-%p.profraw"
+        }
+        process.environment = environment
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = input
@@ -20,6 +29,11 @@ final class HelperProcess {
     }
 
     deinit {
+        // A helper that was told to finish may still be exiting — under coverage, writing
+        // its profile at exit, which a kill would leave truncated (and then no profile of
+        // the run can be merged). Give it a few seconds before killing it.
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if process.isRunning { stop() }
     }
 
