@@ -104,6 +104,35 @@ struct PostgresReliabilityTests {
         } throws: { ($0 as? ModelStoreError)?.code == .unsupported }
     }
 
+    @Test func whatIsSQLitesAloneIsRefusedByNameOnAServerAndChangesNothing() throws {
+        let test = try BackendStore(.postgres)
+        let store = test.store
+        func refused(_ body: () throws -> Void) -> Bool {
+            do {
+                try body()
+                return false
+            } catch let error as ModelStoreError {
+                return error.code == .unsupported && !error.message.isEmpty
+            } catch {
+                return false
+            }
+        }
+        #expect(refused { try BKSearchable(id: 1, title: "x").save(in: store) })
+        #expect(refused { try BKCollated(id: 1, email: "A@x.org").save(in: store) })
+        #expect(refused { try store.backup(to: NSTemporaryDirectory() + "never-\(UUID().uuidString).sqlite") })
+        #expect(refused { _ = try BKSnack.count(where: .contains(\.tags, "a"), in: store) })
+        #expect(refused { _ = try BKSnack.findAll(where: #Predicate { $0.snackId > 1 }, in: store) })
+        #expect(
+            refused {
+                _ = try ModelStore(
+                    postgres: Backend.postgresURL!,
+                    configuration: .init(migrations: [MigrationStep("never") { step in try step.execute("SELECT 1") }]))
+            })
+        // None of it left anything behind, and the store works.
+        try BKSnack(snackId: 1, name: "after").save(in: store)
+        #expect(try BKSnack.count(in: store) == 1)
+    }
+
     @Test func aWrongAddressFailsAtOpeningWithAClearError() throws {
         #expect {
             _ = try ModelStore(postgres: "postgres://nobody@localhost:1/none")
@@ -115,6 +144,21 @@ struct PostgresReliabilityTests {
             _ = try ModelStore(postgres: "http://example.com/db")
         } throws: { ($0 as? ModelStoreError)?.code == .cannotOpen }
     }
+}
+
+/// Models with what is SQLite's alone: full-text search, a SQLite collation.
+struct BKSearchable: StoredModel {
+    var id: Int64
+    var title: String
+    static let primaryKey = ["id"]
+    static let searchable: [SearchableText<BKSearchable>] = [.text(\.title)]
+}
+
+struct BKCollated: StoredModel {
+    var id: Int64
+    var email: String
+    static let primaryKey = ["id"]
+    static let columnStorage: [ColumnStorage<BKCollated>] = [.text(\.email, collation: .caseInsensitive)]
 }
 
 /// A model that declares a rename, which a server store refuses.
