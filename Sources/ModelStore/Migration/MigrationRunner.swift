@@ -127,6 +127,9 @@ enum MigrationRunner {
             // Links the file already broke (another tool's data) are not the step's doing.
             let brokenBefore = try foreignKeyViolations(on: connection)
             try connection.refusingTransactionControl { try step.body(context) }
+            // A statement of the step may have made SQLite end the transaction, and the step
+            // caught its error and went on: nothing of it stands.
+            try connection.requireOpenTransaction()
             try checkForeignKeys(on: connection, except: brokenBefore)
             try record(step.name, position: position, on: connection)
         } catch {

@@ -11,7 +11,10 @@ final class Connection {
     let location: String
     private var statementsBySQL: [String: Statement] = [:]
     private var statementsByKey: [StatementKey: Statement] = [:]
-    private(set) var transactionDepth = 0
+    /// How many transactions and savepoints `inTransaction` has open, and what ended the
+    /// outermost one early (see `TransactionGuard`).
+    let transactionGuard = TransactionGuard()
+    var transactionDepth: Int { transactionGuard.depth }
     /// The date stamping the records of the open transaction (`transactionDate`).
     private var openTransactionDate: Date?
     private var trace: TraceBox?
@@ -56,6 +59,7 @@ final class Connection {
         self.dialect = SQLiteDialect()
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1000).rounded())))
+        transactionGuard.install(on: db)
         // Every connection, writer and readers alike: a quoted name that is not a column must
         // fail, never compare as a string (a column renamed behind the store's back).
         _ = csqlite_disable_double_quoted_strings(db)
@@ -362,25 +366,43 @@ final class Connection {
     /// Runs `body` in a transaction: `BEGIN IMMEDIATE` at the outermost level (so the write
     /// lock is taken up front and waits out the busy timeout), a savepoint when nested.
     /// Any error thrown rolls back everything `body` did.
+    ///
+    /// When a call inside fails in a way that ends the whole transaction (see
+    /// `TransactionGuard`), every later nested call fails without running, and so does the
+    /// outermost `body` when it returns normally: nothing after the rollback is written.
     func inTransaction<T>(_ body: () throws -> T) throws -> T {
         let depth = transactionDepth
         let savepoint = "modelstore_\(depth)"
         if depth == 0 {
+            transactionGuard.reset()
             try cachedStatement("BEGIN IMMEDIATE").execute()
         } else {
+            try requireOpenTransaction()
             try execute("SAVEPOINT \(savepoint)")
         }
-        transactionDepth += 1
-        defer { if depth == 0 { openTransactionDate = nil } }
+        transactionGuard.depth += 1
+        defer {
+            if depth == 0 {
+                openTransactionDate = nil
+                transactionGuard.reset()
+            }
+        }
         let result: T
         do {
             result = try body()
         } catch {
-            transactionDepth -= 1
+            transactionGuard.depth -= 1
+            let error = noteEndedTransaction(after: error)
             rollback(depth: depth, savepoint: savepoint)
             throw error
         }
-        transactionDepth -= 1
+        transactionGuard.depth -= 1
+        if transactionGuard.ended || !isInTransaction {
+            // The block went on after the transaction ended under it: nothing of it stands.
+            let error = endedTransactionError()
+            rollback(depth: depth, savepoint: savepoint)
+            throw error
+        }
         do {
             if depth == 0 {
                 try cachedStatement("COMMIT").execute()
@@ -393,6 +415,39 @@ final class Connection {
             throw error
         }
         return result
+    }
+
+    /// Fails when ModelStore counts a transaction open but it ended under the caller (see
+    /// `TransactionGuard`): a call made after that must not run, or it would commit alone.
+    func requireOpenTransaction() throws {
+        guard transactionDepth > 0, transactionGuard.ended || !isInTransaction else { return }
+        throw endedTransactionError()
+    }
+
+    /// Notes that `error`, thrown inside a transaction, ended the whole transaction, and
+    /// returns the error to throw: for SQLite's own rollback, the statement's error saying
+    /// so; for a refused commit (`SQLITE_CONSTRAINT_COMMITHOOK`), the `.rolledBack` error.
+    private func noteEndedTransaction(after error: any Error) -> any Error {
+        guard transactionGuard.ended || !isInTransaction else { return error }
+        transactionGuard.ended = true
+        guard var failure = error as? ModelStoreError else { return error }
+        // SQLITE_CONSTRAINT_COMMITHOOK: a statement after the end tried to commit on its own.
+        if (failure.code == .constraintViolation && failure.sqliteCode == 531) || failure.code == .rolledBack {
+            return endedTransactionError()
+        }
+        if transactionGuard.cause == nil {
+            transactionGuard.cause = failure
+            if remote == nil, transactionDepth > 0 {
+                failure.message +=
+                    " SQLite rolled back the whole transaction for it: nothing of the enclosing block is written, and its later calls fail."
+            }
+        }
+        return failure
+    }
+
+    private func endedTransactionError() -> ModelStoreError {
+        transactionGuard.ended = true
+        return transactionGuard.rolledBackError()
     }
 
     /// A deferred foreign key failed at COMMIT, which SQLite reports without naming a table;
@@ -417,6 +472,7 @@ final class Connection {
     /// Runs `body` inside a savepoint of the open transaction: a failure undoes only what
     /// `body` did, and leaves the transaction usable.
     func withSavepoint<T>(_ body: () throws -> T) throws -> T {
+        try requireOpenTransaction()
         savepoints += 1
         let name = "modelstore_step_\(savepoints)"
         try execute("SAVEPOINT \(name)")
@@ -425,7 +481,8 @@ final class Connection {
             try execute("RELEASE \(name)")
             return result
         } catch {
-            if isInTransaction { try? execute("ROLLBACK TO \(name); RELEASE \(name)") }
+            let error = noteEndedTransaction(after: error)
+            if isInTransaction, !transactionGuard.ended { try? execute("ROLLBACK TO \(name); RELEASE \(name)") }
             throw error
         }
     }
@@ -439,11 +496,14 @@ final class Connection {
     }
 
     private func rollback(depth: Int, savepoint: String) {
-        // Some errors (disk full, I/O) make SQLite roll back on its own; then there is
-        // nothing left to undo at the outermost level.
+        // Some errors (disk full, I/O, a trigger's RAISE(ROLLBACK)) make SQLite roll back on
+        // its own; then there is nothing left to undo at the outermost level.
         if depth == 0 {
-            if isInTransaction { try? cachedStatement("ROLLBACK").execute() }
-        } else if isInTransaction {
+            guard isInTransaction else { return }
+            transactionGuard.rollingBack = true
+            defer { transactionGuard.rollingBack = false }
+            try? cachedStatement("ROLLBACK").execute()
+        } else if isInTransaction, !transactionGuard.ended {
             try? execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
         }
     }

@@ -97,6 +97,12 @@ public struct ModelStoreError: Error, Sendable {
         /// The server reported an error that has no more specific code here (see
         /// `serverState` for its SQLSTATE).
         public static let server = Code("server")
+        /// SQLite ended a transaction by itself when a call inside it failed (a trigger's
+        /// `RAISE(ROLLBACK)`, an `ON CONFLICT ROLLBACK` constraint, some full-disk, I/O and
+        /// out-of-memory errors): nothing of the block was written, and the block's later
+        /// calls, and the block itself, fail with this code. The error that ended it is in
+        /// `underlying`.
+        public static let rolledBack = Code("rolledBack")
     }
 
     // The context is ModelStore's account of what happened: programs read it (and may build
@@ -146,6 +152,12 @@ public struct ModelStoreError: Error, Sendable {
     /// SQLite's primary result code (the low byte of `sqliteCode`), if any.
     public var sqlitePrimaryCode: Int32? {
         sqliteCode.map { $0 & 0xFF }
+    }
+
+    /// A deadlock (40P01) or serialization failure (40001) that a server resolved by rolling
+    /// the transaction back: running the same work again may succeed.
+    var isServerConflict: Bool {
+        serverState == "40P01" || serverState == "40001"
     }
 }
 

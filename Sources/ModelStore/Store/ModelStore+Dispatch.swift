@@ -14,6 +14,8 @@ extension ModelStore {
         do {
             if let context = SessionContext.current(for: id) {
                 if context.isMigrating { throw Self.callInsideMigration() }
+                // After a call that ended the block's transaction, reads fail too.
+                try context.link.connection.requireOpenTransaction()
                 let session = Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader)
                 // On a server, a failed statement ends the whole transaction; a savepoint
                 // keeps a failed read (which the caller may catch) from taking the block's

@@ -10,9 +10,13 @@ final class HelperProcess {
     private let input = Pipe()
     private var printed = ""
 
-    init(_ mode: String, path: String) throws {
+    convenience init(_ mode: String, path: String) throws {
+        try self.init(mode, arguments: [path])
+    }
+
+    init(_ mode: String, arguments: [String]) throws {
         process.executableURL = try Self.executable()
-        process.arguments = [mode, path]
+        process.arguments = [mode] + arguments
         // Under `swift test --enable-code-coverage` a helper inherits the profile path and
         // writes its profile when it exits. The tests kill helpers, and a kill that lands
         // during that write leaves a truncated file, after which SwiftPM can merge no profile
@@ -65,6 +69,36 @@ final class HelperProcess {
     func waitForExit() -> Int32 {
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// Waits up to `limit` seconds for the helper to exit and returns everything it printed;
+    /// a helper still running then is killed and reported as hung, with what it printed so
+    /// far. The time limit is the test: nothing may wait forever.
+    func finish(within limit: TimeInterval) throws -> String {
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let hung = process.isRunning
+        if hung { stop() }
+        printed += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if hung {
+            throw HelperFailure(description: "the helper was still running after \(limit) s (hung); it printed: \(printed) \(stderr)")
+        }
+        guard process.terminationStatus == 0 else {
+            throw HelperFailure(
+                description: "the helper exited with status \(process.terminationStatus); it printed: \(printed) \(stderr)")
+        }
+        return printed
+    }
+
+    /// The values of the `name value` lines the helper printed.
+    static func values(in printed: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for line in printed.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        return values
     }
 
     struct HelperFailure: Error, CustomStringConvertible {
