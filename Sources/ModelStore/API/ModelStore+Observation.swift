@@ -11,9 +11,10 @@ import Foundation
 /// }
 /// ```
 ///
-/// Each iteration is one observer; it ends when the loop ends, its task is cancelled, or the
-/// store closes (the sequence then finishes). A fetch that throws ends the sequence with the
-/// error.
+/// Each iteration is one observer; it ends when the loop ends or its task is cancelled, and
+/// throws `.closed` when the store closes, so a loop can tell that from a normal end. A
+/// fetch that throws ends the sequence with the error. While it is iterated it keeps its
+/// store open; ending the loop releases it.
 public struct LiveQuery<Value: Sendable>: AsyncSequence, Sendable {
     let store: ModelStore
     let fetch: @Sendable () throws -> Value
@@ -95,7 +96,12 @@ public struct ModelChanges<Model: StoredModel>: Sendable {
 /// for await change in store.changes(of: Snack.self) {
 ///     print("inserted \(change.inserted.count), deleted \(change.deleted.count)")
 /// }
+/// if store.isClosed { print("the store closed") }
 /// ```
+///
+/// It ends when its loop ends, its task is cancelled, or the store closes; it cannot throw,
+/// so `ModelStore.isClosed` tells a closed store from a cancelled loop. While it is iterated
+/// it keeps its store open; ending the loop releases it.
 public struct ModelChangeStream<Model: StoredModel>: AsyncSequence, Sendable {
     let store: ModelStore
     let table: ObservedTable?

@@ -12,7 +12,8 @@
 /// later (WAL readers do not block the writer); it sees the snapshot it started on.
 /// Breaking out of the loop, cancelling its task or closing the store ends the read and
 /// returns the connection. Errors (a record that does not decode, a closed store) are
-/// thrown by the loop. Inside a block of the store (a task started in a `transaction` or
+/// thrown by the loop: a store closed while the loop runs makes it throw `.closed` after
+/// the rows already read, never end as if the rows were all there. Inside a block of the store (a task started in a `transaction` or
 /// `read`) iterating throws `.reentrancy`: use `forEach`, which joins the block.
 public struct RecordStream<Row: Sendable>: AsyncSequence, Sendable {
     let store: ModelStore
@@ -29,7 +30,8 @@ public struct RecordStream<Row: Sendable>: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         let state: IteratorState
 
-        /// The next row, or nil at the end (or once the task is cancelled).
+        /// The next row, or nil at the end (or once the task is cancelled). A store that
+        /// closed under the stream makes it throw `.closed`, never return nil.
         /// - Throws: `ModelStoreError` — `.decodingFailed` for a row that does not decode,
         ///   `.invalidQuery`, `.closed`, `.reentrancy` inside a block of the store.
         public mutating func next() async throws -> Row? {

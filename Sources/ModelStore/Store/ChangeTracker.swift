@@ -41,8 +41,9 @@ protocol ChangeObserver: AnyObject, Sendable {
     /// `origin`: the live-query fetch that made the commit, if one did (it does not re-run
     /// itself for its own writes).
     func receive(_ changes: CommittedChanges, origin: TableRecorder?)
-    /// The store closed: finish, and let go of it.
-    func storeClosed()
+    /// The store closed: end with `error` where the consumer can hear it (a live query
+    /// throws it, a handler receives it), finish, and let go of the store.
+    func storeClosed(_ error: ModelStoreError)
 }
 
 /// A table the writer records changes of, with the key columns to record.

@@ -100,6 +100,13 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// Whether `close()` has run.
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
+    }
+
     /// Whether writes are refused: asked for, or the file or its location cannot be written.
     var isReadOnly: Bool {
         condition.lock()

@@ -15,6 +15,7 @@ extension ModelStore {
         do {
             if let context = SessionContext.current(for: ObjectIdentifier(self)) {
                 if context.isMigrating { throw Self.callInsideMigration() }
+                try context.link.connection.requireOpenTransaction()
                 return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
             }
             try refuseInsideBlock()
@@ -118,13 +119,17 @@ final class StreamRegistry: Sendable {
         _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    func cancelAll() {
-        for channel in channels.withLock({ Array($0.values) }) { channel.cancel() }
+    /// Ends every stream because the store closed: each producer stops at its next chunk and
+    /// returns its reader, and each consumer gets the rows already handed over, then `error`
+    /// — never the normal end, which would read as "no more rows".
+    func closeAll(throwing error: ModelStoreError) {
+        for channel in channels.withLock({ Array($0.values) }) { channel.close(throwing: error) }
     }
 }
 
 protocol CancellableChannel: AnyObject, Sendable {
     func cancel()
+    func close(throwing error: any Error)
 }
 
 /// Hands chunks of rows from a producer thread to an async consumer, at most `capacity`
@@ -176,6 +181,8 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
     /// No more chunks: the consumer ends after the ones waiting, or throws `error`.
     func finish(throwing error: (any Error)? = nil) {
         condition.lock()
+        // A stream the store closed keeps its error; the producer's own end changes nothing.
+        if finished, cancelled { return condition.unlock() }
         finished = true
         if failure == nil { failure = error }
         let waiting = self.waiting
@@ -201,14 +208,16 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
                     condition.broadcast()
                     condition.unlock()
                     continuation.resume(returning: chunk)
-                } else if cancelled {
-                    condition.unlock()
-                    continuation.resume(returning: nil)
                 } else if finished {
+                    // (Before `cancelled`: a store that closed under the stream set both, and
+                    // the consumer must hear why it ended.)
                     let failure = self.failure
                     self.failure = nil
                     condition.unlock()
                     if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
+                } else if cancelled {
+                    condition.unlock()
+                    continuation.resume(returning: nil)
                 } else {
                     waiting = continuation
                     // Wakes a producer that waits for room (it hands the chunk straight over).
@@ -219,6 +228,22 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
         } onCancel: {
             cancel()
         }
+    }
+
+    /// Ends the stream with `error` (the store closed under it): the producer stops at its
+    /// next chunk; the consumer gets the chunks already waiting, then `error`. Nothing
+    /// changes once the producer has finished: its rows are complete.
+    func close(throwing error: any Error) {
+        condition.lock()
+        guard !finished, !cancelled else { return condition.unlock() }
+        finished = true
+        cancelled = true
+        failure = error
+        let waiting = self.waiting
+        self.waiting = nil
+        condition.broadcast()
+        condition.unlock()
+        waiting?.resume(throwing: error)
     }
 
     /// Ends the stream: the producer stops at its next chunk, a waiting consumer gets nil.

@@ -124,7 +124,12 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
         finish()
     }
 
-    func storeClosed() {
+    func storeClosed(_ error: ModelStoreError) {
+        lock.lock()
+        let wasEnded = ended
+        lock.unlock()
+        // A live query ends with `.closed`, which its loop can tell from a normal end.
+        if !wasEnded { deliver(.failure(error)) }
         end()
     }
 }
@@ -133,9 +138,12 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
 /// inserted, updated and deleted (net of the transaction: a record inserted and deleted in
 /// it is neither).
 final class StreamObserver: ChangeObserver, @unchecked Sendable {
-    // @unchecked: `ended` is read and written only while `lock` is held.
+    // @unchecked: `ended` and `store` are read and written only while `lock` is held.
     private let lock = NSLock()
-    private weak var store: ModelStore?
+    /// Held while the stream runs, as a live query's fetch holds it: a loop over a change
+    /// stream keeps its store open (other processes' commits still arrive) until the loop
+    /// ends, its task is cancelled, the token goes, or the store closes.
+    private var store: ModelStore?
     let table: ObservedTable
     private let deliver: @Sendable (CommittedChanges.Net) -> Void
     private let finish: @Sendable () -> Void
@@ -152,6 +160,9 @@ final class StreamObserver: ChangeObserver, @unchecked Sendable {
     }
 
     func start() {
+        lock.lock()
+        let store = self.store
+        lock.unlock()
         store?.changeTracker.add(self, tables: [table])
     }
 
@@ -169,12 +180,14 @@ final class StreamObserver: ChangeObserver, @unchecked Sendable {
         lock.lock()
         let wasEnded = ended
         ended = true
+        let store = self.store
+        self.store = nil
         lock.unlock()
         guard !wasEnded else { return }
         store?.changeTracker.remove(self)
     }
 
-    func storeClosed() {
+    func storeClosed(_ error: ModelStoreError) {
         cancel()
         finish()
     }
