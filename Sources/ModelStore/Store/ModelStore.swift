@@ -114,7 +114,11 @@ public final class ModelStore: Sendable {
     let streams = StreamRegistry()
     /// Raised when raw SQL changes the schema, so readers forget the tables they checked.
     let schemaEpoch = Counter()
-    private let completionQueueBox: Locked<DispatchQueue>
+    /// Made at first use, never while opening: a queue marked with `setSpecific` hands its
+    /// marker's release to a dispatch worker thread when it goes, and a process out of file
+    /// descriptors cannot start libdispatch's event loop for that thread (it aborts). A store
+    /// whose opening failed therefore must release no such queue.
+    private let completionQueueBox = Locked<DispatchQueue?>(nil)
     /// Marks `completionQueue`, so a block started on it knows that handlers sent there would
     /// wait for the block.
     let completionKey = DispatchSpecificKey<Bool>()
@@ -183,19 +187,24 @@ public final class ModelStore: Sendable {
         // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
         if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
         if case .file = location { isFileStore = true } else { isFileStore = false }
-        let completions = DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")")
-        completions.setSpecific(key: completionKey, value: true)
-        self.completionQueueBox = Locked(completions)
         pool.adopt(owner: ObjectIdentifier(self))
     }
 
     /// Where completion handlers run. By default a serial queue of the store's own, which
     /// works in command-line tools that never run a main loop; an app may set `.main`.
     public var completionQueue: DispatchQueue {
-        get { completionQueueBox.current }
+        get {
+            completionQueueBox.withLock { queue in
+                if let queue { return queue }
+                let made = DispatchQueue(label: "ModelStore completions \(path ?? "in-memory")")
+                made.setSpecific(key: completionKey, value: true)
+                queue = made
+                return made
+            }
+        }
         set {
             completionQueueBox.withLock { queue in
-                queue.setSpecific(key: completionKey, value: nil)
+                queue?.setSpecific(key: completionKey, value: nil)
                 newValue.setSpecific(key: completionKey, value: true)
                 queue = newValue
             }
@@ -227,6 +236,17 @@ public final class ModelStore: Sendable {
         return pool.isReadOnly
     }
 
+    /// Whether `close()` has run: every later call throws `.closed`. A change stream, which
+    /// cannot throw, ends when its store closes; this tells that end from a cancelled loop.
+    ///
+    /// ```swift
+    /// for await change in store.changes(of: Snack.self) { apply(change) }
+    /// if store.isClosed { print("the store closed") }
+    /// ```
+    public var isClosed: Bool {
+        pool.isClosed
+    }
+
     /// Finishes the work already submitted (in every call form), folds the write-ahead log
     /// into the database file (so the `.sqlite` file alone holds every commit and can be
     /// copied), and closes every connection. Later calls on the store throw `.closed`.
@@ -251,9 +271,12 @@ public final class ModelStore: Sendable {
         }
         // Observers end first: each live query and change stream finishes, and lets go of
         // the store.
-        for observer in changeTracker.removeAll() { observer.storeClosed() }
-        // A stream's producer holds a reader until its consumer takes the next rows: end it.
-        streams.cancelAll()
+        let closed = ConnectionPool.closedError(pool.locationDescription)
+        for observer in changeTracker.removeAll() { observer.storeClosed(closed) }
+        // A stream's producer holds a reader until its consumer takes the next rows: end it,
+        // telling its consumer that the store closed (an export loop must not mistake it for
+        // the last row).
+        streams.closeAll(throwing: ConnectionPool.closedError(pool.locationDescription))
         inFlight.waitUntilIdle()
         let complete = queue.sync(flags: .barrier) { pool.close() }
         guard complete else {

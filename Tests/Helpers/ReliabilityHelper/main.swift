@@ -10,6 +10,12 @@
 //   ReliabilityHelper count-and-exit <path>    counts the parcels, prints the count and exits;
 //                                              as the file's last connection in its process it
 //                                              checkpoints and deletes -wal and -shm if it can
+//   ReliabilityHelper ended-transaction <path> <ioerr|nomem>
+//                                              a block whose middle call fails with an error
+//                                              that ends SQLite's transaction (see
+//                                              EndedTransactions.swift); prints what happened
+//   ReliabilityHelper no-descriptors <path>     opens stores with every descriptor taken; prints
+//                                              the codes they failed with, then "after <count>"
 //   ReliabilityHelper tally <url|schema|worker> on a PostgreSQL server: prints "ready", waits for
 //                                              a line, then writes the Tally rounds of `worker`
 //                                              (batches and single saves, overlapping the other
@@ -52,7 +58,7 @@ func holdWriteLock(_ store: ModelStore) throws {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
+guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock|migrate|count-and-exit <path>\n".utf8))
     exit(2)
 }
@@ -80,6 +86,14 @@ func tally(_ argument: String) throws {
 }
 
 do {
+    if arguments[1] == "no-descriptors" {
+        try openWithoutDescriptors(path: arguments[2])
+        exit(0)
+    }
+    if arguments[1] == "ended-transaction" {
+        try endedTransaction(path: arguments[2], cause: arguments[3])
+        exit(0)
+    }
     if arguments[1] == "tally" {
         try tally(arguments[2])
         exit(0)
