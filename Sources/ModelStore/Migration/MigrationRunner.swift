@@ -158,7 +158,14 @@ enum MigrationRunner {
         let underlying = error as? ModelStoreError
         var failure = underlying ?? ModelStoreError(.migrationFailed, "\(error)")
         failure.code = .migrationFailed
-        let cause = underlying?.message ?? "\(error)"
+        var cause = underlying?.message ?? "\(error)"
+        if let message = underlying?.sqliteMessage, SchemaDrift(message) != nil {
+            // Steps run before any model has checked a table: a name the step's SQL does not
+            // find is the step's, not a change another program made behind the store's back.
+            cause = "the step names a table or column the file does not have when the step runs (SQLite: \(message))."
+            failure.suggestion =
+                "Name tables and columns as the file has them when the step runs: steps run first, on the file as the previous release left it, before the models' renames; transform, rebuild and prepare work in the names of the model they write."
+        }
         failure.message =
             "Migration step '\(step)' failed and was rolled back; the file is as it was before the step. "
             + (backup.map { "A copy of the file from before migrating is at \($0). " } ?? "") + "Cause: " + cause

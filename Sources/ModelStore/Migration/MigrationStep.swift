@@ -67,7 +67,7 @@ public final class MigrationContext {
         self.stepName = stepName
     }
 
-    private func active() throws -> Connection {
+    func active() throws -> Connection {
         guard isActive else {
             throw ModelStoreError(
                 .invalidQuery, "The context of migration step '\(stepName)' was used after the step ended.",
@@ -167,93 +167,6 @@ public final class MigrationContext {
     public func prepare<M: StoredModel>(_ type: M.Type) throws {
         let connection = try active()
         try connection.inTransaction { try SchemaMigrator.prepare(TableDescription.of(type), on: connection) }
-    }
-
-    /// Rewrites every record of `Old`'s table as a `New`: reads each as `Old` (its own
-    /// properties; relationships are not loaded), passes it to `body`, and stores what it
-    /// returns (nil leaves that record out) in `New`'s table, rebuilt with `New`'s columns,
-    /// types and key. For a type change, a split or merge of properties, a computed value.
-    ///
-    /// `Old` is a copy of the model as it was, declaring the same table (its `tableName` and
-    /// `formerNames`); the table is first brought up to `Old`'s declaration. Link columns
-    /// of `New`'s to-one relationships are copied from the same columns of the old table, and
-    /// columns neither model has are kept as they are unless listed in `dropping`.
-    ///
-    /// ```swift
-    /// try step.transform(AthleteV2.self, to: Athlete.self) { old in
-    ///     Athlete(athleteId: old.athleteId, name: old.name, priceCents: old.price.map { Int64(($0 * 100).rounded()) })
-    /// }
-    /// ```
-    /// - Throws: what `body` throws; `ModelStoreError` `.decodingFailed` for a record that
-    ///   is not an `Old`, `.constraintViolation` for records `New`'s key or NOT NULL refuse,
-    ///   `.schemaMismatch` when `New`'s table is another, existing table.
-    public func transform<Old: StoredModel, New: StoredModel>(
-        _ old: Old.Type, to new: New.Type, dropping: [String] = [], _ body: (Old) throws -> New?
-    ) throws {
-        let connection = try active()
-        // A savepoint: a helper that fails leaves nothing behind, even when the step
-        // catches its error and goes on.
-        try connection.inTransaction {
-            let oldTable = try TableDescription.of(old)
-            try SchemaRenamer.apply(oldTable, on: connection)
-            // No table, no records: `New`'s table is made in its new shape on first use.
-            guard try SchemaRenamer.exists("table", oldTable.tableName, on: connection) else { return }
-            try SchemaMigrator.prepare(oldTable, on: connection)
-            let newTable = try TableDescription.of(new)
-            if newTable.tableName.lowercased() == oldTable.tableName.lowercased() {
-                // The same table: `New`'s own renames (its link columns, say) apply to it too, so
-                // the copy finds them under the names `New` uses.
-                try SchemaRenamer.applyWithTargets(newTable, on: connection)
-            }
-            // `Old`'s properties are what the closure turns into `New`; its link columns are not
-            // (relationships are not loaded), so they are carried like any column `Old` lacks.
-            let links = Set(oldTable.foreignKeyColumns.map { $0.name.lowercased() })
-            let consumed = oldTable.columns.map(\.name).filter { !links.contains($0.lowercased()) }
-            let rebuild = try TableRebuild(
-                connection: connection, table: newTable, source: oldTable.tableName, consumed: Set(consumed),
-                dropping: dropping, step: stepName)
-            let carried = rebuild.oldColumns.map(\.name).filter { name in
-                !consumed.contains { $0.lowercased() == name.lowercased() }
-                    && !dropping.contains { $0.lowercased() == name.lowercased() }
-            }
-            try rebuild.run {
-                let select = try connection.makeStatement(
-                    "SELECT " + ([oldTable.selectList] + carried.map(quoted)).joined(separator: ", ") + " FROM "
-                        + oldTable.quotedTable)
-                let targets = rebuild.targetColumns
-                let insert = try connection.makeStatement(
-                    "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
-                        + ") VALUES (" + targets.map { _ in "?" }.joined(separator: ", ") + ")")
-                let decoder = RowDecoder(statement: select, layout: oldTable.layout, keyPositions: oldTable.keyPositions)
-                let encoder = RowEncoder(layout: newTable.layout)
-                let carriedOffset = Int32(oldTable.columns.count)
-                var carriedPosition: [String: Int32] = [:]
-                for (index, name) in carried.enumerated() { carriedPosition[name.lowercased()] = carriedOffset + Int32(index) }
-                try select.forEachRow {
-                    guard let model = try body(try decoder.decode(Old.self)) else { return }
-                    try encoder.encode(model)
-                    var values: [SQLValue] = []
-                    values.reserveCapacity(targets.count)
-                    for (position, column) in newTable.columns.enumerated() {
-                        if let value = encoder.value(at: position) {
-                            values.append(value)
-                        } else if let index = carriedPosition[column.name.lowercased()] {
-                            values.append(select.value(at: index))
-                        } else {
-                            values.append(.null)
-                        }
-                    }
-                    for extra in rebuild.extras {
-                        values.append(carriedPosition[extra.name.lowercased()].map { select.value(at: $0) } ?? .null)
-                    }
-                    do {
-                        try insert.execute(values)
-                    } catch let error as ModelStoreError {
-                        throw error.naming(model: newTable.modelName)
-                    }
-                }
-            }
-        }
     }
 
     /// Rebuilds `M`'s table with `M`'s columns, types, NOT NULLs and key, copying every row

@@ -24,10 +24,32 @@ enum SchemaRenamer {
     /// links name: a link written into a table still under its old name would dangle.
     static func applyWithTargets(_ table: TableDescription, on connection: Connection) throws {
         try apply(table, on: connection)
+        try applyToTargets(of: table, on: connection)
+    }
+
+    /// `apply` for the models `table`'s relationships point at, other than `table`'s own.
+    static func applyToTargets(of table: TableDescription, on connection: Connection) throws {
         for relationship in table.relationships {
-            func renameTarget<T: StoredModel>(_ type: T.Type) throws { try apply(TableDescription.of(type), on: connection) }
+            func renameTarget<T: StoredModel>(_ type: T.Type) throws {
+                let target = try TableDescription.of(type)
+                guard target.tableName.lowercased() != table.tableName.lowercased() else { return }
+                try apply(target, on: connection)
+            }
             try renameTarget(relationship.target)
         }
+    }
+
+    /// The current name of the column `name` of `table`'s stored table (`stored`, its columns
+    /// now): `name` itself when stored, else the column `table` declares was once called
+    /// `name` (a rename that has run), else nil.
+    static func currentName(of name: String, in stored: [String], renamedBy table: TableDescription) -> String? {
+        let lowered = name.lowercased()
+        if let found = stored.first(where: { $0.lowercased() == lowered }) { return found }
+        for (current, formers) in table.former.columns.sorted(by: { $0.key < $1.key })
+        where formers.contains(where: { $0.lowercased() == lowered }) {
+            if let found = stored.first(where: { $0.lowercased() == current.lowercased() }) { return found }
+        }
+        return nil
     }
 
     /// The statements that bring the file's names up to `table`'s, worked out without
