@@ -58,7 +58,9 @@ enum MigrationRunner {
                         ? "The file records migration step '\(name)', which the store's steps do not list: it was migrated by another version of the program. Nothing was run."
                         : "The migration steps are out of order: the file ran '\(name)' as step \(position + 1), but the list has it at \(listed! + 1). Nothing was run.",
                     value: name,
-                    suggestion: "Keep shipped steps in the list, in their order, under their names; add new steps at the end.")
+                    suggestion: listed == nil
+                        ? "Open the file with the version of the program that migrated it, or a newer one; a program keeps every shipped step in its list, in order, under its name."
+                        : "Keep shipped steps in the list, in their order, under their names; add new steps at the end.")
             }
         }
         return steps[applied.count...]
@@ -66,10 +68,12 @@ enum MigrationRunner {
 
     /// Runs the pending steps. `backupPath`: where to copy the file before the first step
     /// that runs. `waitLimit`: how long to wait for another process's migration.
+    /// A program with no steps still checks the file: one that another version's steps
+    /// migrated is refused, as a differing list is.
     static func run(_ steps: [MigrationStep], on connection: Connection, backupPath: String?, waitLimit: TimeInterval) throws {
         try validate(steps)
         let recorded = try applied(on: connection)
-        guard !steps.isEmpty, let first = try pending(steps, applied: recorded).first else { return }
+        guard let first = try pending(steps, applied: recorded).first else { return }
         // A step that opens another store on its own file would wait for its own write lock.
         let file = connection.filename
         let thread = ObjectIdentifier(Thread.current)

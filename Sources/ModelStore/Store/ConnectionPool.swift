@@ -221,7 +221,15 @@ final class ConnectionPool: @unchecked Sendable {
     /// Runs the pending migration steps on the new writer, before any work can use it. A
     /// failure closes it: the store stays unopened, and the next call tries again.
     private func migrate(_ connection: Connection, backupPath: String?) throws {
-        guard !migrations.steps.isEmpty else { return }
+        guard !migrations.steps.isEmpty else {
+            // No step to run, but a file another version's steps migrated is still refused.
+            do {
+                return try MigrationRunner.run([], on: connection, backupPath: nil, waitLimit: 0)
+            } catch {
+                connection.close()
+                throw error
+            }
+        }
         // The steps run without the pool's lock, which a step calling the store would
         // otherwise wait for forever: `prepare` refuses that call, and makes others wait.
         migratingThread = ObjectIdentifier(Thread.current)
@@ -253,7 +261,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// A read-only store cannot run steps; it refuses a file that still needs some, whose
     /// schema its models would misread.
     private func refusePendingMigrations(_ connection: Connection) throws {
-        guard !migrations.steps.isEmpty else { return }
+        // Also with no steps: a file another version's steps migrated is refused.
         try MigrationRunner.validate(migrations.steps)
         let pending = try MigrationRunner.pending(migrations.steps, applied: MigrationRunner.applied(on: connection))
         guard pending.isEmpty else {

@@ -1,4 +1,5 @@
 import Foundation
+import ModelStoreCSQLite
 import Testing
 @testable import ModelStore
 
@@ -15,11 +16,15 @@ struct HistoryTests {
         path = directory.appendingPathComponent("store.sqlite").path
     }
 
-    /// Reads the file with SQL alone, on a store with no models.
+    /// Reads the file with SQL alone, through a bare connection (a store without the steps
+    /// would refuse a file they migrated).
     private func disk(_ sql: String) throws -> [[SQLValue]] {
-        let store = try ModelStore(path: path)
-        defer { try? store.close() }
-        return try store.rawRows(sql)
+        let connection = try Connection(location: path, flags: SQLITE_OPEN_READONLY, busyTimeout: 5)
+        defer { connection.close() }
+        let statement = try connection.makeStatement(sql)
+        var rows: [[SQLValue]] = []
+        try statement.forEachRow { rows.append((0..<statement.columnCount).map { statement.value(at: $0) }) }
+        return rows
     }
 
     private func writeVersion1() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ModelStoreCSQLite
 import Testing
 @testable import ModelStore
 
@@ -57,10 +58,15 @@ struct MigrationStepTests {
         try ModelStore(path: path, configuration: .init(migrations: steps, backsUpBeforeMigrating: backsUp))
     }
 
+    /// The file read with SQL through a bare connection: a store without the steps would
+    /// refuse a file they migrated.
     private func rows(_ sql: String) throws -> [[SQLValue]] {
-        let store = try ModelStore(path: path)
-        defer { try? store.close() }
-        return try store.rawRows(sql)
+        let connection = try Connection(location: path, flags: SQLITE_OPEN_READONLY, busyTimeout: 5)
+        defer { connection.close() }
+        let statement = try connection.makeStatement(sql)
+        var result: [[SQLValue]] = []
+        try statement.forEachRow { result.append((0..<statement.columnCount).map { statement.value(at: $0) }) }
+        return result
     }
 
     private static func logging(_ name: String) -> MigrationStep {
