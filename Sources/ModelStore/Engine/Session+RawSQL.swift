@@ -68,7 +68,7 @@ extension Session {
     /// are read in one read transaction, so relationships loaded per chunk see one snapshot.
     func forEachRecordChunk<M: StoredModel>(_ query: Query<M>, chunkSize: Int, _ body: ([M]) throws -> Bool) throws {
         let table = try table(M.self)
-        let compiled = try QueryCompiler(table: table).select(table.selectList, query)
+        let compiled = try checkingSearchIndexes(QueryCompiler(table: table)).select(table.selectList, query)
         let statement = try connection.makeStatement(compiled.sql)
         try statement.bind(compiled.values)
         defer { statement.reset() }

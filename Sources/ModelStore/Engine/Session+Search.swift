@@ -5,7 +5,7 @@ extension Session {
         _ type: M.Type, _ text: SearchText, where predicate: Condition<M>?, limit: Int, offset: Int, highlight: SearchHighlight
     ) throws -> [SearchResult<M>] {
         let table = try table(type)
-        let compiler = QueryCompiler(table: table)
+        let compiler = checkingSearchIndexes(QueryCompiler(table: table))
         let search = try compiler.searchIndex()
         guard let fragment = try compiler.search(text, where: predicate?.node, limit: limit, offset: offset, highlight: highlight)
         else {

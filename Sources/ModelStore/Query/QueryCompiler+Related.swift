@@ -21,6 +21,7 @@ extension QueryCompiler {
         var compiler = QueryCompiler(table: try resolve(relationship.target), resolve: resolve)
         compiler.depth = depth + 1
         compiler.dialect = dialect
+        compiler.beforeSearch = beforeSearch
         return compiler
     }
 

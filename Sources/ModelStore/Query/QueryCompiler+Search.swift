@@ -2,7 +2,7 @@ import Foundation
 import ModelStoreCSQLite
 
 extension QueryCompiler {
-    /// The model's full-text index, or `.invalidQuery` when it declares none.
+    /// The model's full-text index, ready to be read, or `.invalidQuery` when it declares none.
     func searchIndex() throws -> SearchIndexDescription {
         guard let search = table.search else {
             throw ModelStoreError(
@@ -10,6 +10,7 @@ extension QueryCompiler {
                 model: table.modelName,
                 suggestion: "Declare `static let searchable: [SearchableText<\(table.modelName)>] = [.text(\\.property)]`.")
         }
+        try beforeSearch(table)
         return search
     }
 

@@ -33,6 +33,9 @@ struct QueryCompiler {
     var qualifiesColumns = false
     /// The backend's SQL (the session's connection's).
     var dialect: any SQLDialect = SQLiteDialect()
+    /// Called before SQL that reads a table's full-text index is written (the session's,
+    /// which makes sure the index does not lag the table).
+    var beforeSearch: (TableDescription) throws -> Void = { _ in }
 
     /// How SQL names this compiler's table: the table itself at the top, an alias of its own
     /// in a subquery.

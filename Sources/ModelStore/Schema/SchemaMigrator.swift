@@ -170,6 +170,10 @@ enum SchemaMigrator {
         /// Every column is there, but a join table or an index is missing: reads work (a
         /// missing join table holds no links), writes need the writer first.
         case readable(missingJoinTables: [JoinTableDescription])
+        /// Readable, but the full-text index is not exactly the declared one (another program
+        /// dropped a trigger, say) and may lag the table: the writer rebuilds it; a read that
+        /// cannot hand over searches a copy made from the rows.
+        case searchIndexLags(missingJoinTables: [JoinTableDescription])
         /// Exactly as the writer would leave it.
         case complete
     }
@@ -197,8 +201,8 @@ enum SchemaMigrator {
             guard try connection.scalar(connection.dialect.indexExistsSQL, [.text(index.name)]) != nil
             else { indexed = false; break }
         }
-        // A search must not read an index that lags its table: only the writer can fix it.
-        guard try searchIndexIsComplete(table, on: connection) else { return .needsWriter }
+        // A search must not read an index that lags its table.
+        guard try searchIndexIsComplete(table, on: connection) else { return .searchIndexLags(missingJoinTables: missing) }
         return missing.isEmpty && indexed ? .complete : .readable(missingJoinTables: missing)
     }
 

@@ -111,6 +111,17 @@ struct SearchIndexDescription: Sendable, Hashable {
         "CREATE VIRTUAL TABLE temp.\(quotedName) USING fts5(" + columns.map(quoted).joined(separator: ", ") + ")"
     }
 
+    /// A copy of the index in the temp schema, filled from the table's rows: what a read that
+    /// cannot rebuild an index lagging its table (in a read block, on a read-only store)
+    /// searches instead. It holds its own copy of the text, so ranks and snippets are the same.
+    var temporaryCopySQL: [String] {
+        let list = columns.map(quoted).joined(separator: ", ")
+        return [
+            "CREATE VIRTUAL TABLE temp.\(quotedName) USING fts5(\(list), tokenize=\(literal(Self.tokenizer)))",
+            "INSERT INTO temp.\(quotedName)(rowid, \(list)) SELECT rowid, \(list) FROM main.\(quoted(tableName))",
+        ]
+    }
+
     private func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }

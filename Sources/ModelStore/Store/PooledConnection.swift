@@ -13,8 +13,13 @@ final class PooledConnection {
     /// Temp tables standing in for models never written yet, created by the current read.
     var standIns: [String] = []
     var standInModels: [ObjectIdentifier] = []
-    /// The schema version this connection last saw (writer only), to notice outside changes.
+    /// The schema version this connection last saw, to notice outside changes: the writer's
+    /// at each transaction, a reader's at each read that uses a full-text index.
     var schemaVersion: Int64?
+    /// Readers: whether the current read has read the schema version yet, and whether each
+    /// table's full-text index (by table name) was exactly the declared one at `schemaVersion`.
+    var schemaCheckedInRead = false
+    var searchIndexIsComplete: [String: Bool] = [:]
     /// Observation (writer only): the tracker generation the triggers match, the tables that
     /// have them, and watched tables that did not exist when the transaction began.
     var watchGeneration = -1
@@ -118,6 +123,24 @@ extension PooledConnection {
         return nil
     }
 
+    /// Whether `table`'s full-text index is exactly the declared one, so it changes with every
+    /// write of the table (readers). Asked again only when the schema version changed, which
+    /// any trigger dropped or made does; the version is read once per read.
+    func searchIndexIsComplete(_ table: TableDescription) throws -> Bool {
+        if !schemaCheckedInRead {
+            schemaCheckedInRead = true
+            let version = try readSchemaVersion()
+            if version != schemaVersion {
+                schemaVersion = version
+                searchIndexIsComplete = [:]
+            }
+        }
+        if let known = searchIndexIsComplete[table.tableName] { return known }
+        let complete = try SchemaMigrator.searchIndexIsComplete(table, on: connection)
+        searchIndexIsComplete[table.tableName] = complete
+        return complete
+    }
+
     /// Forgets tables prepared by a transaction that rolled back: their DDL is undone too.
     func discardPending() {
         pending = [:]
@@ -128,6 +151,15 @@ extension PooledConnection {
     /// Creates empty temp tables standing in for `table` (when `includingTable`) and for
     /// those of `joinTables` the file lacks, so a read finds no records or links instead of
     /// failing. The model's table is known on this connection until the read ends.
+    /// A copy of a full-text index that lags its table, made from the table's rows in this
+    /// connection's temp schema: the read's search finds it first (the temp schema comes
+    /// first), and it goes when the read ends.
+    func copySearchIndex(_ search: SearchIndexDescription) throws {
+        guard !standIns.contains(search.name) else { return }
+        standIns.append(search.name)
+        try runInTempSchema(search.temporaryCopySQL)
+    }
+
     func createStandIn(for table: TableDescription, _ id: ObjectIdentifier, includingTable: Bool, joinTables: [JoinTableDescription]) throws
     {
         var statements: [String] = []
@@ -154,6 +186,12 @@ extension PooledConnection {
             statements.append("CREATE TEMP TABLE \(quoted(join.name)) (\(joinColumns.joined(separator: ", ")))")
             standIns.append(join.name)
         }
+        try runInTempSchema(statements)
+        standInModels.append(id)
+        tables[id] = table
+    }
+
+    private func runInTempSchema(_ statements: [String]) throws {
         if !statements.isEmpty, connection.dialect.isServer {
             // A temporary table is the session's own, and comes first in the search path.
             for sql in statements { try connection.execute(sql) }
@@ -163,13 +201,13 @@ extension PooledConnection {
             defer { try? connection.execute("PRAGMA query_only = 1") }
             for sql in statements { try connection.execute(sql) }
         }
-        standInModels.append(id)
-        tables[id] = table
     }
 
-    /// Drops the stand-ins a read created, and forgets their tables, so the next read looks
-    /// at the file again (something may have written the model meanwhile).
+    /// Ends a read: drops the stand-ins it created, and forgets their tables, so the next read
+    /// looks at the file again (something may have written the model meanwhile); the next
+    /// read that uses a full-text index reads the schema version again.
     func dropStandIns() {
+        schemaCheckedInRead = false
         if !standIns.isEmpty, connection.dialect.isServer {
             for name in standIns { try? connection.execute("DROP TABLE IF EXISTS pg_temp.\(quoted(name))") }
             standIns = []

@@ -66,9 +66,10 @@ struct Session {
                 store.registry.withLock { $0[id] = table }
                 store.knownTables.withLock { $0[id] = table }
                 link.tables[id] = table
-            case .readable(let missingJoinTables):
+            case .readable(let missingJoinTables), .searchIndexLags(let missingJoinTables):
                 // A missing join table holds no links, and a missing index changes no answer:
                 // read now, with empty stand-ins, and leave the table to the writer to finish.
+                // (A full-text index that lags is checked when a read uses it: `readySearchIndex`.)
                 try link.createStandIn(for: table, id, includingTable: false, joinTables: missingJoinTables)
             case .absent:
                 // A table this store has checked before was dropped behind its back: that is
@@ -104,7 +105,7 @@ extension Session {
             return try prepare(target)
         }
         compiler.dialect = connection.dialect
-        return compiler
+        return checkingSearchIndexes(compiler)
     }
 }
 
