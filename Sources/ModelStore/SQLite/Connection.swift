@@ -392,7 +392,10 @@ final class Connection {
             result = try body()
         } catch {
             transactionGuard.depth -= 1
-            let error = noteEndedTransaction(after: error)
+            var error = noteEndedTransaction(after: error)
+            // A server conflict doomed the transaction, whatever the block made of it (it may
+            // have caught the conflict and thrown its own error): the store runs it again.
+            if depth == 0, let cause = transactionGuard.cause, cause.isServerConflict { error = cause }
             rollback(depth: depth, savepoint: savepoint)
             throw error
         }
@@ -428,6 +431,12 @@ final class Connection {
     /// returns the error to throw: for SQLite's own rollback, the statement's error saying
     /// so; for a refused commit (`SQLITE_CONSTRAINT_COMMITHOOK`), the `.rolledBack` error.
     private func noteEndedTransaction(after error: any Error) -> any Error {
+        if let conflict = error as? ModelStoreError, conflict.isServerConflict, transactionDepth > 0 || remote != nil {
+            // The server rolled back (a deadlock) or will refuse to commit (a serialization
+            // failure) the whole transaction: nothing later in it may run.
+            transactionGuard.ended = true
+            if transactionGuard.cause == nil { transactionGuard.cause = conflict }
+        }
         guard transactionGuard.ended || !isInTransaction else { return error }
         transactionGuard.ended = true
         guard var failure = error as? ModelStoreError else { return error }

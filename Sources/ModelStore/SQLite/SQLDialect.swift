@@ -41,6 +41,10 @@ protocol SQLDialect: Sendable {
     var tableExistsSQL: String { get }
     /// A query returning a row when an index named by its one parameter exists.
     var indexExistsSQL: String { get }
+    /// Whether `CREATE INDEX IF NOT EXISTS` takes a lock that waits for open write
+    /// transactions on the table even when the index exists (PostgreSQL's SHARE lock), so
+    /// the engine asks `indexExistsSQL` first.
+    var createIndexLocksTable: Bool { get }
     /// `sql` as the backend runs it (placeholders renumbered), and its parameter count.
     func finish(_ sql: String) -> (sql: String, parameterCount: Int)
     /// The statements of a script, each without its `;`.
@@ -70,6 +74,7 @@ struct SQLiteDialect: SQLDialect {
     var tableColumnsSQL: String { "SELECT name, type, pk FROM pragma_table_info(?)" }
     var tableExistsSQL: String { "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?" }
     var indexExistsSQL: String { "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?" }
+    var createIndexLocksTable: Bool { false }
     func finish(_ sql: String) -> (sql: String, parameterCount: Int) { (sql, 0) }
     func split(_ sql: String) -> [String] { [sql] }
 }
@@ -134,6 +139,7 @@ struct PostgresDialect: SQLDialect {
     var tableExistsSQL: String {
         "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?"
     }
+    var createIndexLocksTable: Bool { true }
     var indexExistsSQL: String {
         "SELECT 1 FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND indexname = ?"
     }
@@ -143,7 +149,11 @@ struct PostgresDialect: SQLDialect {
     /// differently (`BEGIN IMMEDIATE`) in PostgreSQL's words; and how many parameters it takes.
     func finish(_ sql: String) -> (sql: String, parameterCount: Int) {
         switch sql {
-        case "BEGIN IMMEDIATE", "BEGIN EXCLUSIVE": return ("BEGIN", 0)
+        // Every write is serializable: a block that reads, computes and writes (a transfer
+        // between two balances) cannot lose another connection's update, as it cannot on
+        // SQLite, where one writer runs at a time. The server reports what it cannot order
+        // (40001), and the store runs the call or block again.
+        case "BEGIN IMMEDIATE", "BEGIN EXCLUSIVE": return ("BEGIN ISOLATION LEVEL SERIALIZABLE", 0)
         // A read block sees one snapshot, as a SQLite read transaction does. (Not READ ONLY:
         // a read may create a temporary stand-in table.)
         case "BEGIN DEFERRED": return ("BEGIN ISOLATION LEVEL REPEATABLE READ", 0)

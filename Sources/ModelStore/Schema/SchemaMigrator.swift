@@ -127,6 +127,14 @@ enum SchemaMigrator {
 
     private static func createIndexes(_ table: TableDescription, on connection: Connection) throws {
         for index in table.indexes {
+            // Where CREATE INDEX locks the table before it looks (PostgreSQL), asked first: a
+            // store preparing a table that has its index would otherwise wait for every open
+            // write transaction on it, and make later writers wait behind it.
+            if connection.dialect.createIndexLocksTable,
+                try connection.scalar(connection.dialect.indexExistsSQL, [.text(index.name)]) != nil
+            {
+                continue
+            }
             do {
                 try connection.execute(index.createSQL(on: table))
             } catch var error as ModelStoreError where error.code == .constraintViolation {

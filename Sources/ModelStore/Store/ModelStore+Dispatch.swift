@@ -36,7 +36,7 @@ extension ModelStore {
                 return try queue.sync { try runRead(body, recorder: recorder) }
             } catch is NeedsWriter {
                 // A table needs extending first: only the writer may do that.
-                return try queue.sync(flags: .barrier) { try runWrite(body, recorder: recorder) }
+                return try queue.sync(flags: .barrier) { try runWriteRetrying(body, recorder: recorder) }
             }
         } catch {
             throw attributed(error)
@@ -45,7 +45,7 @@ extension ModelStore {
 
     /// Runs `body` as a write: a barrier, in a transaction that any thrown error rolls back.
     /// Called from inside this store's write work it runs inline, as a savepoint.
-    func write<T>(retryingConflicts: Bool = true, _ body: (Session) throws -> T) throws -> T {
+    func write<T>(_ body: (Session) throws -> T) throws -> T {
         do {
             if let context = SessionContext.current(for: id) {
                 if context.isMigrating { throw Self.callInsideMigration() }
@@ -60,25 +60,31 @@ extension ModelStore {
             }
             try refuseInsideBlock()
             let recorder = TableRecorder.current
-            var attempt = 0
-            while true {
-                do {
-                    return try queue.sync(flags: .barrier) { try runWrite(body, recorder: recorder) }
-                } catch let error as ModelStoreError where retryingConflicts && attempt < 5 && Self.isServerConflict(error) {
-                    // A server rolled the call back to break a deadlock or a serialization
-                    // conflict with another connection: the call runs again, as a whole.
-                    attempt += 1
-                    Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010) * Double(attempt))
-                }
-            }
+            return try queue.sync(flags: .barrier) { try runWriteRetrying(body, recorder: recorder) }
         } catch {
             throw attributed(error)
         }
     }
 
-    /// A deadlock (40P01) or serialization failure (40001) a server resolved by rolling back.
-    static func isServerConflict(_ error: ModelStoreError) -> Bool {
-        error.serverState == "40P01" || error.serverState == "40001"
+    /// How many times a write the server rolled back for a conflict runs again.
+    static let conflictRetries = 12
+
+    /// Runs `body` as a write transaction on the writer — the one runner every call form
+    /// (synchronous, completion handler, `async`) and every block goes through — and runs it
+    /// again, as a whole, when a server rolled it back to break a deadlock (40P01) or could not
+    /// serialize it with another connection's transaction (40001). On SQLite nothing conflicts
+    /// (one writer at a time): it runs once. Between attempts it waits a random, growing while
+    /// (full jitter), so two stores that conflicted do not meet again at once.
+    func runWriteRetrying<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try runWrite(body, recorder: recorder)
+            } catch let error as ModelStoreError where error.isServerConflict && attempt < Self.conflictRetries {
+                attempt += 1
+                Thread.sleep(forTimeInterval: Double.random(in: 0...min(0.2, 0.002 * Double(1 << min(attempt, 10)))))
+            }
+        }
     }
 
     static func callInsideMigration() -> ModelStoreError {
@@ -237,7 +243,7 @@ extension ModelStore {
                 finish(.success(try self.runRead(body, recorder: recorder)))
             } catch is NeedsWriter {
                 self.queue.async(flags: .barrier) {
-                    finish(Result { try self.runWrite(body, recorder: recorder) }.mapError(self.attributed))
+                    finish(Result { try self.runWriteRetrying(body, recorder: recorder) }.mapError(self.attributed))
                 }
             } catch {
                 finish(.failure(self.attributed(error)))
@@ -251,7 +257,7 @@ extension ModelStore {
     ) {
         inFlight.begin()
         queue.async(flags: .barrier) {
-            finish(Result { try self.runWrite(body) }.mapError(self.attributed))
+            finish(Result { try self.runWriteRetrying(body) }.mapError(self.attributed))
             self.inFlight.end()
         }
     }

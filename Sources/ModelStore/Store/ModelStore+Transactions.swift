@@ -12,17 +12,26 @@ extension ModelStore {
     /// ```
     ///
     /// Transactions nest: one started inside another becomes a savepoint.
+    ///
+    /// On a PostgreSQL store the block is one SERIALIZABLE transaction, so a block that reads,
+    /// computes and writes never loses another process's update. When the server cannot
+    /// order it with another connection's work (`40001`) or breaks a deadlock (`40P01`), the
+    /// store rolls it back and runs `body` again, up to 12 times, before throwing `.busy`:
+    /// keep effects outside the store out of `body`, or make them safe to repeat. On SQLite
+    /// `body` runs once.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws (after rolling back), or `ModelStoreError` when the
     ///   transaction cannot begin or commit.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         let holdsCompletionQueue = SessionContext.current(for: ObjectIdentifier(self)) == nil && isOnCompletionQueue
-        // A block is the caller's code: it is never run twice behind its back.
-        return try write(retryingConflicts: false) { _ in try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
+        // On a server the block may run more than once (see the doc comment): the store runs
+        // it again when the server could not serialize it with another connection's work.
+        return try write { _ in try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
     }
 
     /// Runs `body` as one transaction later; `completion` gets its result on
     /// `completionQueue`. Reads submitted after this call see the transaction's changes.
+    /// On a PostgreSQL store `body` may run more than once, as for `transaction(_:)`.
     /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
     ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
     ///   another block of this store).
@@ -40,7 +49,8 @@ extension ModelStore {
         submitWrite({ _ in try self.withBlockMarker(body) }) { result in deliver.async { completion(result) } }
     }
 
-    /// Runs `body` as one transaction without blocking the calling task.
+    /// Runs `body` as one transaction without blocking the calling task. On a PostgreSQL
+    /// store `body` may run more than once, as for `transaction(_:)`.
     /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
     ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
     ///   another block of this store).

@@ -44,3 +44,37 @@ public struct Tally: StoredModel, Equatable {
         (0..<50).map { Tally(id: 10_000 * Int64(worker + 1) + Int64(round * 50 + $0), writer: "w\(worker)") }
     }
 }
+
+/// An account the transfer test moves money between: the total over all accounts never
+/// changes, so a lost update shows as a different total.
+public struct Account: StoredModel, Equatable {
+    public var id: Int64
+    public var balance: Int64
+    public static let primaryKey = ["id"]
+
+    public init(id: Int64, balance: Int64) {
+        self.id = id
+        self.balance = balance
+    }
+
+    /// The accounts, each starting with `startingBalance`.
+    public static let keys: ClosedRange<Int64> = 1...4
+    public static let startingBalance: Int64 = 5_000
+}
+
+/// One acknowledged transfer, saved in the transfer's own transaction: the ledger must hold
+/// exactly the transfers whose calls returned, and explain every balance.
+public struct Transfer: StoredModel, Equatable {
+    public var id: String
+    public var from: Int64
+    public var to: Int64
+    public var amount: Int64
+    public static let primaryKey = ["id"]
+
+    public init(id: String, from: Int64, to: Int64, amount: Int64) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.amount = amount
+    }
+}

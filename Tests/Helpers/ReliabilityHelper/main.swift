@@ -16,6 +16,10 @@
 //                                              EndedTransactions.swift); prints what happened
 //   ReliabilityHelper no-descriptors <path>     opens stores with every descriptor taken; prints
 //                                              the codes they failed with, then "after <count>"
+//   ReliabilityHelper transfers <url|schema|worker|form|seconds>
+//                                              on a PostgreSQL server: transfers between
+//                                              accounts in read-modify-write blocks (see
+//                                              Transfers.swift)
 //   ReliabilityHelper tally <url|schema|worker> on a PostgreSQL server: prints "ready", waits for
 //                                              a line, then writes the Tally rounds of `worker`
 //                                              (batches and single saves, overlapping the other
@@ -86,6 +90,10 @@ func tally(_ argument: String) throws {
 }
 
 do {
+    if arguments[1] == "transfers" {
+        try transfers(arguments[2])
+        exit(0)
+    }
     if arguments[1] == "no-descriptors" {
         try openWithoutDescriptors(path: arguments[2])
         exit(0)

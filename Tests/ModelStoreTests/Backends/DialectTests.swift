@@ -23,7 +23,7 @@ struct DialectTests {
     }
 
     @Test func sqliteTransactionStatementsBecomePostgreSQLs() {
-        #expect(postgres.finish("BEGIN IMMEDIATE").sql == "BEGIN")
+        #expect(postgres.finish("BEGIN IMMEDIATE").sql == "BEGIN ISOLATION LEVEL SERIALIZABLE")
         #expect(postgres.finish("BEGIN DEFERRED").sql == "BEGIN ISOLATION LEVEL REPEATABLE READ")
         #expect(SQLiteDialect().finish("BEGIN IMMEDIATE").sql == "BEGIN IMMEDIATE")
     }
