@@ -90,7 +90,7 @@ extension Connection {
                 guard rc == SQLITE_OK else {
                     throw Self.rawFailure(
                         resultCode: sqlite3_extended_errcode(self.handle), message: String(cString: sqlite3_errmsg(self.handle)),
-                        refusal: inspector.refusal, sql: sql)
+                        refusal: inspector.refusal, sql: sql, database: self.handle)
                 }
                 rest = tail
                 guard let handle else { continue }
@@ -148,7 +148,9 @@ extension Connection {
 
     /// A raw statement SQLite would not prepare: the user's SQL is at fault (`.invalidQuery`,
     /// naming it), unless the failure is about the store (busy, corrupt, …).
-    static func rawFailure(resultCode: Int32, message: String, refusal: String?, sql: String) -> ModelStoreError {
+    static func rawFailure(
+        resultCode: Int32, message: String, refusal: String?, sql: String, database: OpaquePointer? = nil
+    ) -> ModelStoreError {
         switch resultCode & 0xFF {
         case SQLITE_ERROR, SQLITE_AUTH, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_TOOBIG:
             var error = ModelStoreError(
@@ -160,7 +162,7 @@ extension Connection {
             error.sqliteMessage = message
             return error
         default:
-            return .sqlite(resultCode: resultCode, message: message, sql: sql)
+            return .sqlite(resultCode: resultCode, message: message, sql: sql, database: database)
         }
     }
 }

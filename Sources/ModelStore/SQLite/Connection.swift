@@ -48,8 +48,8 @@ final class Connection {
         guard rc == SQLITE_OK, let db else {
             let message = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
+            var error = ModelStoreError.sqlite(resultCode: extended, message: message, sql: nil, database: db)
             sqlite3_close_v2(db)
-            var error = ModelStoreError.sqlite(resultCode: extended, message: message, sql: nil)
             error.message += " Path: \(location)"
             throw error
         }
@@ -107,13 +107,15 @@ final class Connection {
         defer { destination.close() }
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             let code = sqlite3_extended_errcode(destination.handle)
-            throw ModelStoreError.sqlite(resultCode: code, message: String(cString: sqlite3_errmsg(destination.handle)), sql: nil)
+            throw ModelStoreError.sqlite(
+                resultCode: code, message: String(cString: sqlite3_errmsg(destination.handle)), sql: nil, database: destination.handle)
         }
         let step = sqlite3_backup_step(backup, -1)
         let finish = sqlite3_backup_finish(backup)
         guard step == SQLITE_DONE, finish == SQLITE_OK else {
             let code = step == SQLITE_DONE ? finish : step
-            throw ModelStoreError.sqlite(resultCode: code, message: String(cString: sqlite3_errstr(code)), sql: nil)
+            throw ModelStoreError.sqlite(
+                resultCode: code, message: String(cString: sqlite3_errstr(code)), sql: nil, database: destination.handle)
         }
     }
 
@@ -151,7 +153,7 @@ final class Connection {
         guard rc == SQLITE_OK, let statement else {
             throw ModelStoreError.sqlite(
                 resultCode: sqlite3_extended_errcode(handle),
-                message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+                message: String(cString: sqlite3_errmsg(handle)), sql: sql, database: handle)
         }
         return statement
     }
@@ -210,7 +212,7 @@ final class Connection {
         guard rc == SQLITE_OK, let statement else {
             throw ModelStoreError.sqlite(
                 resultCode: sqlite3_extended_errcode(handle),
-                message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+                message: String(cString: sqlite3_errmsg(handle)), sql: sql, database: handle)
         }
         return Statement(handle: statement, sql: sql)
     }
@@ -232,7 +234,7 @@ final class Connection {
                 guard rc == SQLITE_OK else {
                     throw ModelStoreError.sqlite(
                         resultCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
-                        sql: String(cString: current))
+                        sql: String(cString: current), database: handle)
                 }
                 rest = tail
                 guard let statement else { continue }
@@ -273,7 +275,7 @@ final class Connection {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
             throw ModelStoreError.sqlite(
-                resultCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+                resultCode: sqlite3_extended_errcode(handle), message: text, sql: sql, database: handle)
         }
     }
 

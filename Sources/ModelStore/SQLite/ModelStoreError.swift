@@ -43,8 +43,14 @@ public struct ModelStoreError: Error, Sendable {
         public static let readOnly = Code("readOnly")
         /// Another connection or process held a lock for longer than the busy timeout.
         public static let busy = Code("busy")
-        /// The disk, or the database's size limit, has no room for the change.
+        /// The disk, the database's size limit, or the process's file-size limit
+        /// (`RLIMIT_FSIZE`) has no room for the change — whichever of the store's files needed
+        /// it: the database, its write-ahead log (`-wal`) or its shared-memory file (`-shm`).
         public static let storeFull = Code("storeFull")
+        /// The operating system failed to read or write the store's files (SQLite's
+        /// `SQLITE_IOERR`, other than a full disk): a failing disk, a network file system that
+        /// went away, a file another program changed. The message names what failed.
+        public static let ioError = Code("ioError")
         /// A NOT NULL, UNIQUE, CHECK or foreign-key constraint refused the change.
         public static let constraintViolation = Code("constraintViolation")
         /// A model's declarations cannot work: an empty or unknown primary key, an
@@ -75,8 +81,9 @@ public struct ModelStoreError: Error, Sendable {
         /// A call named no store while the implicit default store is switched off
         /// (`ModelStore.implicitDefaultEnabled`).
         public static let noStore = Code("noStore")
-        /// The store's file was deleted, or replaced by another file, while the store had it
-        /// open; writing on would mix two databases.
+        /// The store's file — or its write-ahead log (`-wal`) or shared-memory file (`-shm`) —
+        /// was deleted, or replaced by another file, while the store had it open; writing on
+        /// would mix two databases. The suggestion says what to do.
         public static let fileReplaced = Code("fileReplaced")
         /// A migration step failed; it was rolled back and the store did not open. The
         /// error names the step and, when one was made, the backup from before migrating.
@@ -252,12 +259,20 @@ extension ModelStoreError {
         return error
     }
 
+    /// `database`: the connection that met the failure, for what an I/O error was (see
+    /// `IOFailure`): its operating-system error number and file.
     static func sqlite(
-        resultCode: Int32, message: String?, sql: String?, model: String? = nil
+        resultCode: Int32, message: String?, sql: String?, model: String? = nil, database: OpaquePointer? = nil
     ) -> ModelStoreError {
         let code: Code
         var summary: String
+        var suggestion: String?
         switch resultCode & 0xFF {
+        case SQLITE_IOERR:
+            let failure = IOFailure(resultCode: resultCode, database: database)
+            code = failure.code
+            summary = failure.message
+            suggestion = failure.suggestion
         case SQLITE_BUSY, SQLITE_LOCKED:
             code = .busy
             summary = "The store is locked by another connection or process, and stayed locked longer than the busy timeout."
@@ -302,7 +317,7 @@ extension ModelStoreError {
             error.sql = sql
             return error
         }
-        var error = ModelStoreError(code, summary, model: model)
+        var error = ModelStoreError(code, summary, model: model, suggestion: suggestion)
         error.sqliteCode = resultCode
         error.sqliteMessage = message
         error.sql = sql

@@ -307,6 +307,6 @@ final class Statement {
         // sqlite3_errmsg describes the last failure on the connection; trust it only when it
         // matches this result code.
         let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
-        return .sqlite(resultCode: code, message: message, sql: sql)
+        return .sqlite(resultCode: code, message: message, sql: sql, database: db)
     }
 }

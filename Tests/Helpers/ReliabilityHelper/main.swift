@@ -20,6 +20,12 @@
 //                                              on a PostgreSQL server: transfers between
 //                                              accounts in read-modify-write blocks (see
 //                                              Transfers.swift)
+//   ReliabilityHelper write-past-file-size-limit <path>
+//                                              saves Parcel batch 1, lowers its own file-size
+//                                              limit (RLIMIT_FSIZE, SIGXFSZ ignored) to just above
+//                                              the store's files, then saves a batch too large for
+//                                              it in each call form; prints "codes <c> <c> <c>"
+//                                              and "message <the first error>"
 //   ReliabilityHelper tally <url|schema|worker> on a PostgreSQL server: prints "ready", waits for
 //                                              a line, then writes the Tally rounds of `worker`
 //                                              (batches and single saves, overlapping the other
@@ -50,6 +56,59 @@ func writeBatches(_ store: ModelStore) throws -> Never {
         }
         next += 1
     }
+}
+
+/// A result handed from a handler or task to the main thread, which waits for it.
+final class Outcome: @unchecked Sendable {
+    // @unchecked: `value` is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var value: Result<Int, any Error> = .success(0)
+    func set(_ result: Result<Int, any Error>) { lock.withLock { value = result } }
+    var result: Result<Int, any Error> { lock.withLock { value } }
+}
+
+func outcome(of body: () async throws -> Int) async -> Result<Int, any Error> {
+    do { return .success(try await body()) } catch { return .failure(error) }
+}
+
+/// Writes past a file-size limit it sets itself, in every call form (see the usage above).
+func writePastFileSizeLimit(_ store: ModelStore, path: String) throws {
+    _ = try Parcel.save(Parcel.batch(1), in: store)
+    let largest =
+        ["", "-wal", "-shm"].compactMap { try? FileManager.default.attributesOfItem(atPath: path + $0)[.size] as? Int }.max() ?? 0
+    // Past the limit, the kernel sends SIGXFSZ, which ends the process unless ignored (as
+    // programs that set such a limit do); the write then fails with EFBIG.
+    signal(SIGXFSZ, SIG_IGN)
+    #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
+    #else
+        let resource = RLIMIT_FSIZE
+    #endif
+    var limit = rlimit()
+    getrlimit(resource, &limit)
+    limit.rlim_cur = rlim_t(largest + 128 * 1024)
+    guard setrlimit(resource, &limit) == 0 else { throw ModelStoreError(.sqlite, "setrlimit failed: \(errno)") }
+    let tooLarge = (0..<400).map { Parcel(id: 100_000 + Int64($0), batch: 99, payload: String(repeating: "p", count: 2_000)) }
+    func code(_ result: Result<Int, any Error>) -> String {
+        guard case .failure(let error) = result else { return "none" }
+        return (error as? ModelStoreError)?.code.rawValue ?? "other"
+    }
+    let sync = Result<Int, any Error> { try Parcel.save(tooLarge, in: store).inserted }
+    let delivered = DispatchSemaphore(value: 0)
+    let completion = Outcome()
+    Parcel.save(tooLarge, in: store) { result in
+        completion.set(result.map(\.inserted).mapError { $0 as any Error })
+        delivered.signal()
+    }
+    delivered.wait()
+    let asynchronous = Outcome()
+    Task {
+        asynchronous.set(await outcome { try await Parcel.save(tooLarge, in: store).inserted })
+        delivered.signal()
+    }
+    delivered.wait()
+    say("codes \(code(sync)) \(code(completion.result)) \(code(asynchronous.result))")
+    if case .failure(let error) = sync { say("message \(error)") }
 }
 
 func holdWriteLock(_ store: ModelStore) throws {
@@ -119,6 +178,7 @@ do {
     switch arguments[1] {
     case "write-batches": try writeBatches(store)
     case "hold-write-lock": try holdWriteLock(store)
+    case "write-past-file-size-limit": try writePastFileSizeLimit(store, path: arguments[2])
     case "count-and-exit":
         say("\(try Parcel.count(in: store))")
         try store.close()

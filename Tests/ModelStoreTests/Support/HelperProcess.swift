@@ -54,6 +54,12 @@ final class HelperProcess {
         }
     }
 
+    /// Every line the helper printed; waits for it to close its output (to exit).
+    func allLines() -> [String] {
+        printed += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return printed.split(separator: "\n").map(String.init)
+    }
+
     /// Sends one line to the helper's standard input.
     func send(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
