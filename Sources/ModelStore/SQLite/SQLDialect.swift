@@ -49,6 +49,16 @@ protocol SQLDialect: Sendable {
     func finish(_ sql: String) -> (sql: String, parameterCount: Int)
     /// The statements of a script, each without its `;`.
     func split(_ sql: String) -> [String]
+    /// Whether the database keeps a write-ahead log the store folds into its file on request
+    /// (`store.checkpoint(_:)`); a server checkpoints its own files.
+    var hasCheckpoints: Bool { get }
+    /// Whether `VACUUM INTO` writes a compacted copy of the whole database to a new file
+    /// (`store.vacuum(into:)`); a server's data is not one file.
+    var canVacuumIntoFile: Bool { get }
+    /// A query of the tables `vacuum()` names, each as a quoted, qualified name, when `VACUUM`
+    /// alone would reach beyond the store (a server's database holds other schemas' tables);
+    /// nil when `VACUUM` alone compacts exactly the store (SQLite: its file).
+    var vacuumTablesSQL: String? { get }
 }
 
 extension SQLDialect {
@@ -77,6 +87,9 @@ struct SQLiteDialect: SQLDialect {
     var createIndexLocksTable: Bool { false }
     func finish(_ sql: String) -> (sql: String, parameterCount: Int) { (sql, 0) }
     func split(_ sql: String) -> [String] { [sql] }
+    var hasCheckpoints: Bool { true }
+    var canVacuumIntoFile: Bool { true }
+    var vacuumTablesSQL: String? { nil }
 }
 
 /// PostgreSQL's SQL (version 12 and later).
@@ -142,6 +155,11 @@ struct PostgresDialect: SQLDialect {
     var createIndexLocksTable: Bool { true }
     var indexExistsSQL: String {
         "SELECT 1 FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND indexname = ?"
+    }
+    var hasCheckpoints: Bool { false }
+    var canVacuumIntoFile: Bool { false }
+    var vacuumTablesSQL: String? {
+        "SELECT format('%I.%I', schemaname, tablename) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
     }
 
     /// `sql` with SQLite's placeholders renumbered as PostgreSQL's (`?` → `$n` counting on

@@ -62,6 +62,13 @@ extension ModelStore {
                 .invalidQuery, "A backup cannot run inside a transaction block of the store it copies.", value: path,
                 suggestion: "Back up after the transaction, or inside a read block.")
         }
+        return try copyDestination(path, replacingExisting: replacingExisting, copy: "backup")
+    }
+
+    /// `path` checked as the destination of a new copy of the store (`copy`: "backup", …):
+    /// expanded, with its directory resolved; never the file of an open store, nor a file
+    /// already there unless `replacingExisting`.
+    func copyDestination(_ path: String, replacingExisting: Bool, copy: String) throws -> String {
         let expanded = ConnectionPool.key((path as NSString).expandingTildeInPath)
         // The write-ahead log, shared memory and journal of an open store are its files too:
         // replacing one would break that store's locking.
@@ -70,8 +77,8 @@ extension ModelStore {
             let open = ConnectionPool.openFiles.withLock { $0[database].map { !$0.isEmpty } ?? false }
             if open || self.path.map(ConnectionPool.key) == database {
                 throw ModelStoreError(
-                    .invalidQuery, "\(path) belongs to the database of a store open in this process; a backup cannot be written over it.",
-                    value: path, suggestion: "Back up to a new path.")
+                    .invalidQuery, "\(path) belongs to the database of a store open in this process; a \(copy) cannot be written over it.",
+                    value: path, suggestion: "Write the \(copy) to a new path.")
             }
         }
         if let identity = FileIdentity(path: expanded) {
@@ -80,12 +87,12 @@ extension ModelStore {
             }
             if heldByAStore || (self.path.map { FileIdentity(path: $0) == identity } ?? false) {
                 throw ModelStoreError(
-                    .invalidQuery, "\(path) is the database file of a store open in this process; a backup cannot be written over it.",
-                    value: path, suggestion: "Back up to a new path.")
+                    .invalidQuery, "\(path) is the database file of a store open in this process; a \(copy) cannot be written over it.",
+                    value: path, suggestion: "Write the \(copy) to a new path.")
             }
             guard replacingExisting else {
                 throw ModelStoreError(
-                    .alreadyExists, "A file already exists at \(path); the backup did not replace it.", value: path,
+                    .alreadyExists, "A file already exists at \(path); the \(copy) did not replace it.", value: path,
                     suggestion: "Choose a new path, or pass replacingExisting: true.")
             }
         }
