@@ -11,9 +11,15 @@ extension ModelStore {
     /// ```
     ///
     /// SQL without values may hold several statements. Statements that would end the
-    /// store's transaction (`BEGIN`, `COMMIT`, `SAVEPOINT` …), attach databases, or set the
-    /// pragmas the store relies on are refused. After a statement that creates, drops or
-    /// alters a table, the store checks its models' tables again before using them.
+    /// store's transaction (`BEGIN`, `COMMIT`, `SAVEPOINT` …) or attach databases are
+    /// refused, and so is setting a pragma the store configures or relies on (`journal_mode`,
+    /// `synchronous`, `foreign_keys`, `recursive_triggers`, `busy_timeout`,
+    /// `wal_autocheckpoint`, `schema_version`, `trusted_schema`, `locking_mode`, `query_only`
+    /// …), in any spelling: the error says why. What cannot run inside a transaction has a
+    /// call of its own, which the error names: `VACUUM` is `vacuum()`, `VACUUM INTO` is
+    /// `vacuum(into:)`, `PRAGMA wal_checkpoint` is `checkpoint(_:)`. After a statement that
+    /// creates, drops or alters a table, the store checks its models' tables again before
+    /// using them.
     /// - Returns: How many rows the INSERT, UPDATE and DELETE statements changed.
     /// - Throws: `ModelStoreError` — `.invalidQuery` for SQL SQLite cannot prepare (naming it), a refused
     ///   statement, or a wrong number of values; `.constraintViolation`; `.reentrancy` inside a read block;

@@ -20,26 +20,23 @@ private final class RawStatementInspector {
     var tablesDropped: [String] = []
     var changesSchema = false
     /// Why a statement was refused, when it was.
-    var refusal: String?
-
-    /// Pragmas that change how the store's connections behave: a reader set writable, the
-    /// journal or locking mode the store relies on, or foreign keys mid-work.
-    static let guardedPragmas: Set<String> = ["query_only", "journal_mode", "locking_mode", "writable_schema", "foreign_keys"]
+    var refusal: RawSQLRefusal?
 
     func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
         switch action {
         case SQLITE_READ:
             if let first, !first.hasPrefix("sqlite_") { tablesRead.insert(first) }
         case SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
-            refusal =
-                "Raw SQL cannot begin, commit or roll back transactions or savepoints: the store runs each call in its own transaction."
+            refusal = RawSQLGuard.transactionControl
             return SQLITE_DENY
         case SQLITE_ATTACH, SQLITE_DETACH:
-            refusal = "Raw SQL cannot attach or detach databases on the store's connections, which other calls share."
+            refusal = RawSQLGuard.attach
             return SQLITE_DENY
         case SQLITE_PRAGMA:
-            if let first, second != nil, Self.guardedPragmas.contains(first.lowercased()) {
-                refusal = "Raw SQL cannot set PRAGMA \(first): the store's connections rely on its setting."
+            // The name as written, unquoted; its schema prefix (any) does not matter: these
+            // settings are the connection's.
+            if let first, let refused = RawSQLGuard.pragma(first, value: second) {
+                refusal = refused
                 return SQLITE_DENY
             }
         case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE:
@@ -94,6 +91,13 @@ extension Connection {
                 }
                 rest = tail
                 guard let handle else { continue }
+                let text = String(cString: sqlite3_sql(handle))
+                if let refusal = RawSQLGuard.statement(text) {
+                    sqlite3_finalize(handle)
+                    var error = ModelStoreError(.invalidQuery, refusal.message, suggestion: refusal.suggestion)
+                    error.sql = sql
+                    throw error
+                }
                 count += 1
                 if single, count > 1 {
                     sqlite3_finalize(handle)
@@ -102,7 +106,7 @@ extension Connection {
                         "The SQL holds more than one statement; this call runs one (its values bind to one statement).",
                         value: sql, suggestion: "Run each statement in its own call, inside store.transaction { } to group them.")
                 }
-                let statement = Statement(handle: handle, sql: String(cString: sqlite3_sql(handle)))
+                let statement = Statement(handle: handle, sql: text)
                 try body(
                     RawStatement(
                         statement: statement, isReadOnly: sqlite3_stmt_readonly(handle) != 0, changesSchema: inspector.changesSchema,
@@ -124,11 +128,11 @@ extension Connection {
         for text in statements {
             let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "(" }).prefix(5).map { $0.uppercased() }
             let first = words.first ?? ""
-            if ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"].contains(first) {
-                var error = ModelStoreError(
-                    .invalidQuery,
-                    "Raw SQL cannot begin, commit or roll back transactions or savepoints: the store runs each call in its own transaction.",
-                    value: text, suggestion: "Group calls with store.transaction { } instead.")
+            let refusal =
+                ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"].contains(first)
+                ? RawSQLGuard.transactionControl : RawSQLGuard.statement(text)
+            if let refusal {
+                var error = ModelStoreError(.invalidQuery, refusal.message, value: text, suggestion: refusal.suggestion)
                 error.sql = text
                 throw error
             }
@@ -149,14 +153,13 @@ extension Connection {
     /// A raw statement SQLite would not prepare: the user's SQL is at fault (`.invalidQuery`,
     /// naming it), unless the failure is about the store (busy, corrupt, …).
     static func rawFailure(
-        resultCode: Int32, message: String, refusal: String?, sql: String, database: OpaquePointer? = nil
+        resultCode: Int32, message: String, refusal: RawSQLRefusal?, sql: String, database: OpaquePointer? = nil
     ) -> ModelStoreError {
         switch resultCode & 0xFF {
         case SQLITE_ERROR, SQLITE_AUTH, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_TOOBIG:
             var error = ModelStoreError(
-                .invalidQuery, refusal ?? "The SQL cannot run: \(message).",
-                suggestion: refusal == nil
-                    ? "Check the statement's syntax and the names it uses." : "Use store.transaction { } to group calls.")
+                .invalidQuery, refusal?.message ?? "The SQL cannot run: \(message).",
+                suggestion: refusal?.suggestion ?? "Check the statement's syntax and the names it uses.")
             error.sql = sql
             error.sqliteCode = resultCode
             error.sqliteMessage = message
