@@ -71,6 +71,7 @@ extension ConnectionPool {
     }
 
     static func refuseReplacedFile(at path: String) throws {
+        try refuseChangedCompanions(at: path)
         let current = FileIdentity(path: path)
         let held = openFiles.withLock { $0[key(path)].map { Array($0.keys) } ?? [] }
         guard held.contains(where: { $0 != current }) else { return }

@@ -276,6 +276,7 @@ final class ConnectionPool: @unchecked Sendable {
     private func register(_ path: String) {
         identity = FileIdentity(path: path)
         if let identity { Self.openFiles.withLock { $0[Self.key(path), default: [:]][identity, default: 0] += 1 } }
+        noteCompanionFiles(of: path, writer: writerLink?.connection)
     }
 
     /// Makes the store read-only and opens its first reader, checking the file can be read.
@@ -335,6 +336,7 @@ final class ConnectionPool: @unchecked Sendable {
                 "The store's file \(path) was deleted, moved or replaced by another file while the store had it open; nothing was written, so the two databases are not mixed.",
                 suggestion: "Close this store and open the file again (the new file), or put the original file back.")
         }
+        try checkCompanionFiles()
         return link
     }
 
@@ -397,6 +399,7 @@ final class ConnectionPool: @unchecked Sendable {
         if case .remote(let opener) = location {
             return PooledConnection(try Connection(remote: opener.open(), dialect: PostgresDialect()))
         }
+        try checkCompanionFiles()
         var location = try preparedPath()
         var flags = flags(reader: true)
         if readersUseImmutableURI {
@@ -447,6 +450,7 @@ final class ConnectionPool: @unchecked Sendable {
             }
             self.identity = nil
         }
+        forgetCompanionFiles()
         let readers = idleReaders
         let writer = writerLink
         let poll = pollLink
