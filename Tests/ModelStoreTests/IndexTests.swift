@@ -56,10 +56,10 @@ struct IndexTests {
     }
 
     @Test func anIndexDeclaredLaterIsAdded() throws {
-        let test = try TestStore()
+        let test = try TestStore(.file)
         try Item(id: 1, price: 2).save(in: test.store)
         #expect(try indexes(test, "Items").isEmpty)
-        try IndexedItem(id: 2, price: 3).save(in: test.store)
+        try IndexedItem(id: 2, price: 3).save(in: try test.later())
         #expect(try indexes(test, "Items").keys.sorted() == ["index_Items_price"])
         let plan = try test.rawRows("EXPLAIN QUERY PLAN SELECT * FROM Items WHERE price > 2")
         #expect(plan.contains { $0.contains { $0.description.contains("index_Items_price") } })
@@ -99,9 +99,10 @@ struct IndexTests {
     }
 
     @Test func aUniqueIndexOverDuplicatedStoredValuesFailsClearly() throws {
-        let test = try TestStore()
+        let test = try TestStore(.file)
         try Item.save([Item(id: 1, price: 2), Item(id: 2, price: 2)], in: test.store)
-        let error = try #require(throws: ModelStoreError.self) { try UniqueItem(id: 3, price: 4).save(in: test.store) }
+        let later = try test.later()
+        let error = try #require(throws: ModelStoreError.self) { try UniqueItem(id: 3, price: 4).save(in: later) }
         #expect(error.code == .constraintViolation)
         #expect(error.model == "UniqueItem")
         #expect(error.message.contains("share values"))

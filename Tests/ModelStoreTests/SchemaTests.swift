@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import ModelStore
 
-/// Two versions of one model, sharing a table, for schema evolution.
+/// Versions of one model, sharing a table, for schema evolution: each version is used in a
+/// store of its own on one file (one store refuses two models of one table).
 private struct PetV1: StoredModel {
     var id: Int
     var name: String
@@ -130,25 +131,27 @@ struct SchemaTests {
     @Test func aColumnTheModelGainsIsAddedAndOldRecordsReadItAsNil() throws {
         let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex", legacy: "old").save(in: test.store)
-        try PetV2(id: 2, name: "Tom", nickname: "T", age: 3).save(in: test.store)
+        let later = try test.later()
+        try PetV2(id: 2, name: "Tom", nickname: "T", age: 3).save(in: later)
         #expect(try tableInfo(test, "Pet").map(\.name) == ["id", "name", "legacy", "nickname", "age"])
-        #expect(try PetV2.find(key: 1, in: test.store) == PetV2(id: 1, name: "Rex"))
-        #expect(try PetV2.find(key: 2, in: test.store) == PetV2(id: 2, name: "Tom", nickname: "T", age: 3))
+        #expect(try PetV2.find(key: 1, in: later) == PetV2(id: 1, name: "Rex"))
+        #expect(try PetV2.find(key: 2, in: later) == PetV2(id: 2, name: "Tom", nickname: "T", age: 3))
     }
 
     @Test func aColumnTheModelDroppedIsLeftWithItsValues() throws {
-        let test = try TestStore()
+        let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex", legacy: "keep me").save(in: test.store)
-        try PetV2(id: 1, name: "Rex II").save(in: test.store)
+        try PetV2(id: 1, name: "Rex II").save(in: try test.later())
         #expect(try test.rawRows("SELECT name, legacy FROM Pet") == [[.text("Rex II"), .text("keep me")]])
     }
 
     @Test func aNonOptionalColumnAddedLaterExplainsOldRecordsWithoutAValue() throws {
-        let test = try TestStore()
+        let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex").save(in: test.store)
-        try PetV3(id: 2, name: "Fat", weight: 9).save(in: test.store)
-        #expect(try PetV3.find(key: 2, in: test.store)?.weight == 9)
-        let error = try #require(throws: ModelStoreError.self) { try PetV3.find(key: 1, in: test.store) }
+        let later = try test.later()
+        try PetV3(id: 2, name: "Fat", weight: 9).save(in: later)
+        #expect(try PetV3.find(key: 2, in: later)?.weight == 9)
+        let error = try #require(throws: ModelStoreError.self) { try PetV3.find(key: 1, in: later) }
         #expect(error.code == .decodingFailed)
         #expect(error.model == "PetV3")
         #expect(error.column == "weight")
@@ -157,9 +160,10 @@ struct SchemaTests {
     }
 
     @Test func aStoredTableWithAnotherPrimaryKeyIsASchemaMismatch() throws {
-        let test = try TestStore()
+        let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex").save(in: test.store)
-        let error = try #require(throws: ModelStoreError.self) { try PetWithOtherKey(id: 1, name: "Rex").save(in: test.store) }
+        let later = try test.later()
+        let error = try #require(throws: ModelStoreError.self) { try PetWithOtherKey(id: 1, name: "Rex").save(in: later) }
         #expect(error.code == .schemaMismatch)
         #expect(error.model == "PetWithOtherKey")
         #expect(error.message.contains("(id)"))

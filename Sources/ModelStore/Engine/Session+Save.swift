@@ -250,6 +250,16 @@ extension ModelStoreError {
         error.column = column
         error.message =
             "The table \(table.tableName) has a NOT NULL column \(column) that the model \(table.modelName) does not have, so the model cannot be saved; nothing was written."
+        let others = TableDescription.otherModels(declaring: column, inTable: table.tableName, except: table.modelID)
+        guard others.isEmpty else {
+            // The column is another model's: dropping it would break that model.
+            let names = others.joined(separator: ", ")
+            error.message +=
+                " \(names) — another model of this program — declares \(column) in the table \(table.tableName) too: two models store their records in one table."
+            error.suggestion =
+                "Give \(table.modelName) or \(names) its own tableName, so each model has a table of its own, or add the property \(column) to \(table.modelName)."
+            return error
+        }
         error.suggestion =
             "Add the property \(column) back to \(table.modelName), or migrate the table: copy what \(column) holds if you need it, then ALTER TABLE \(quoted(table.tableName)) DROP COLUMN \(quoted(column))."
         return error

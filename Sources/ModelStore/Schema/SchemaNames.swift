@@ -9,7 +9,7 @@ struct SchemaNames {
     /// Lowercased name → what owns it, in words.
     private var owners: [String: String] = [:]
     /// Lowercased table name → the model whose table it is, or was (a former name).
-    private var tables: [String: (model: String, isFormer: Bool)] = [:]
+    private var tables: [String: (model: String, id: ObjectIdentifier, qualified: String, isFormer: Bool)] = [:]
 
     /// Claims the join tables, their indexes and the declared indexes of `table`.
     mutating func claim(_ table: TableDescription) throws {
@@ -53,14 +53,29 @@ struct SchemaNames {
         owners = claimed
     }
 
-    /// A table's former name must not be another model's table, current or former: the
-    /// store would hand one model's records to the other (whichever is used first).
+    /// A table belongs to one model: two models declaring it would mix their records, and a
+    /// save of one would be refused for the other's columns. A former name must not be
+    /// another model's table, current or former either: the store would hand one model's
+    /// records to the other (whichever is used first).
     private mutating func claimTableNames(_ table: TableDescription) throws {
         var claimed = tables
         let names = [(table.tableName, false)] + table.former.tables.map { ($0, true) }
         for (name, isFormer) in names {
             let key = name.lowercased()
-            if let existing = claimed[key], existing.model != table.modelName, existing.isFormer || isFormer {
+            if let existing = claimed[key], existing.id != table.modelID, !existing.isFormer, !isFormer {
+                // Two types may share a name (nested in different scopes): then say which.
+                let sameName = existing.model == table.modelName
+                let first = sameName ? existing.qualified : existing.model
+                let second = sameName ? table.qualifiedModelName : table.modelName
+                throw ModelStoreError(
+                    .invalidModel,
+                    "\(second) declares the table \(name), which \(first) already declares in this store: their records would mix, and each would be refused for the other's columns.",
+                    model: table.modelName, value: name,
+                    suggestion:
+                        "Give one of them its own tableName (static let tableName = \"…\"). To read the table in another shape, decode rows with store.findAll(_:sql:) into a Decodable type."
+                )
+            }
+            if let existing = claimed[key], existing.id != table.modelID, existing.isFormer || isFormer {
                 let mine = isFormer ? "a former name of \(table.modelName)'s table" : "the table of \(table.modelName)"
                 let theirs = existing.isFormer ? "a former name of \(existing.model)'s table" : "the table of \(existing.model)"
                 throw ModelStoreError(
@@ -71,7 +86,7 @@ struct SchemaNames {
                         "Give the new model another tableName, or drop the formerNames declaration once no file under the old name remains."
                 )
             }
-            if claimed[key] == nil || !isFormer { claimed[key] = (table.modelName, isFormer) }
+            if claimed[key] == nil || !isFormer { claimed[key] = (table.modelName, table.modelID, table.qualifiedModelName, isFormer) }
         }
         tables = claimed
     }

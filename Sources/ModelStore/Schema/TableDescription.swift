@@ -3,6 +3,10 @@
 /// statement on the table reuses.
 struct TableDescription: Sendable {
     let modelName: String
+    /// The model type's identity: two types may share a name (nested in different scopes).
+    let modelID: ObjectIdentifier
+    /// The type's name with its module and enclosing types, to tell such types apart.
+    let qualifiedModelName: String
     let tableName: String
     let layout: ColumnLayout
     /// Layout positions of the primary key columns, in the order `primaryKey` lists them.
@@ -61,6 +65,17 @@ struct TableDescription: Sendable {
 
     private static let cache = Locked<[ObjectIdentifier: TableDescription]>([:])
 
+    /// The other models of this program, among those described so far, that store a
+    /// column `column` in a table named `tableName` (both compared without case, as SQLite
+    /// does): a column one of them declares is not the other's to drop.
+    static func otherModels(declaring column: String, inTable tableName: String, except model: ObjectIdentifier) -> [String] {
+        let table = tableName.lowercased()
+        let name = column.lowercased()
+        return cache.withLock { Array($0.values) }
+            .filter { $0.modelID != model && $0.tableName.lowercased() == table && $0.columns.contains { $0.name.lowercased() == name } }
+            .map(\.modelName).sorted()
+    }
+
     /// The description of `M`, derived on first request and cached for the process.
     static func of<M: StoredModel>(_ type: M.Type) throws -> TableDescription {
         let id = ObjectIdentifier(type)
@@ -97,6 +112,8 @@ struct TableDescription: Sendable {
         let indexes = try Self.indexes(declared, layout: layout, tableName: tableName, modelName: modelName)
 
         self.modelName = modelName
+        self.modelID = ObjectIdentifier(type)
+        self.qualifiedModelName = String(reflecting: type)
         self.tableName = tableName
         self.layout = layout
         self.keyPositions = keyPositions

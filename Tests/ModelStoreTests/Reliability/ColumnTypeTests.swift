@@ -296,11 +296,13 @@ struct ColumnTypeTests {
     }
 
     @Test func aPropertyWhoseTypeChangedSinceTheTableWasMadeIsRefusedOnFirstUse() throws {
-        let test = try TestStore()
+        let test = try TestStore(.file)
         try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
+        // The program after the property changed type: a store of its own on the file.
+        let later = try test.later()
         for use in [
-            { _ = try PetWithTextAge.findAll(in: test.store) },
-            { try PetWithTextAge(id: 2, name: "Tom", age: "0123").save(in: test.store) },
+            { _ = try PetWithTextAge.findAll(in: later) },
+            { try PetWithTextAge(id: 2, name: "Tom", age: "0123").save(in: later) },
         ] {
             let error = try #require(throws: ModelStoreError.self) { try use() }
             #expect(error.code == .schemaMismatch)

@@ -20,12 +20,14 @@ private struct PetWithFlagAge: StoredModel {
     static let tableName = "Pet"
 }
 
-/// The same table after the model dropped `name`, which the table keeps as NOT NULL.
+/// A model that dropped `name`, which its table — made by an older version of the program,
+/// whose model is gone — keeps as NOT NULL. (No other model of this program declares the
+/// table: a column another model declares is never suggested for dropping.)
 private struct PetWithoutName: StoredModel {
     var id: Int
     var age: Int?
     static let primaryKey = ["id"]
-    static let tableName = "Pet"
+    static let tableName = "DroppedPet"
 }
 
 /// Promise 7: when the stored table disagrees with the model, the error names the model,
@@ -33,10 +35,13 @@ private struct PetWithoutName: StoredModel {
 @Suite("Reliability: schema drift")
 struct SchemaDriftTests {
     @Test func storedValuesThatNoLongerDecodeNameModelColumnRecordAndFix() throws {
-        let test = try TestStore()
+        let test = try TestStore(.file)
         try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
         try Pet(id: 2, name: "Tom").save(in: test.store)
-        let error = try #require(throws: ModelStoreError.self) { try PetWithFlagAge.findAll(in: test.store) }
+        // The program after the model changed: a store of its own on the file (one store
+        // refuses two models of one table).
+        let later = try ModelStore(path: try #require(test.store.path))
+        let error = try #require(throws: ModelStoreError.self) { try PetWithFlagAge.findAll(in: later) }
         #expect(error.code == .decodingFailed)
         #expect(error.model == "PetWithFlagAge")
         #expect(error.column == "age")
@@ -45,7 +50,7 @@ struct SchemaDriftTests {
         #expect(error.suggestion?.contains("migrate the stored values or change the property's type") == true)
         #expect(String(describing: error).contains("PetWithFlagAge.age"))
         // The record whose age is NULL still reads; the failing one is left exactly as stored.
-        #expect(try PetWithFlagAge.find(key: 2, in: test.store)?.name == "Tom")
+        #expect(try PetWithFlagAge.find(key: 2, in: later)?.name == "Tom")
         #expect(try test.rawRows("SELECT age, typeof(age) FROM Pet WHERE id = 1") == [[.integer(3), .text("integer")]])
     }
 
@@ -66,7 +71,8 @@ struct SchemaDriftTests {
 
     @Test func aNotNullColumnTheModelDroppedRefusesSavesNamingItAndTheMigration() throws {
         let test = try TestStore()
-        try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)
+        try test.rawExecute(#"CREATE TABLE "DroppedPet" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "age" INTEGER)"#)
+        try test.rawExecute(#"INSERT INTO "DroppedPet" VALUES (1, 'Rex', 3)"#)
         // Inserting a new record and updating the stored one both fail: SQLite checks NOT NULL
         // before it looks for a conflicting key.
         let saves: [() throws -> Void] = [
@@ -79,8 +85,8 @@ struct SchemaDriftTests {
             #expect(error.model == "PetWithoutName")
             #expect(error.column == "name")
             #expect(error.message.contains("NOT NULL column name"))
-            #expect(error.suggestion?.contains(#"ALTER TABLE "Pet" DROP COLUMN "name""#) == true)
-            #expect(error.sqliteMessage == "NOT NULL constraint failed: Pet.name")
+            #expect(error.suggestion?.contains(#"ALTER TABLE "DroppedPet" DROP COLUMN "name""#) == true)
+            #expect(error.sqliteMessage == "NOT NULL constraint failed: DroppedPet.name")
         }
         let batchError = try #require(throws: ModelStoreError.self) {
             try PetWithoutName.save([PetWithoutName(id: 3), PetWithoutName(id: 4)], in: test.store)
@@ -88,11 +94,14 @@ struct SchemaDriftTests {
         #expect(batchError.code == .schemaMismatch)
         #expect(batchError.column == "name")
         #expect(batchError.key == "id = 3")
-        // Nothing was written or rewritten, and the old model still reads its record.
-        #expect(try Pet.findAll(in: test.store) == [Pet(id: 1, name: "Rex", age: 3)])
-        #expect(try test.rawRows("SELECT name FROM pragma_table_info('Pet')").map { $0[0] } == [.text("id"), .text("name"), .text("age")])
+        // Nothing was written or rewritten.
+        #expect(try test.rawRows("SELECT id, name, age FROM DroppedPet") == [[.integer(1), .text("Rex"), .integer(3)]])
+        #expect(
+            try test.rawRows("SELECT name FROM pragma_table_info('DroppedPet')").map { $0[0] } == [
+                .text("id"), .text("name"), .text("age"),
+            ])
         // Following the suggestion makes the model work.
-        try test.rawExecute(#"ALTER TABLE "Pet" DROP COLUMN "name""#)
+        try test.rawExecute(#"ALTER TABLE "DroppedPet" DROP COLUMN "name""#)
         try PetWithoutName(id: 2, age: 1).save(in: test.store)
         #expect(try PetWithoutName.count(in: test.store) == 2)
     }

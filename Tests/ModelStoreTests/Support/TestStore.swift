@@ -33,6 +33,13 @@ final class TestStore: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Another store on this test's file: the program after its models changed (one store
+    /// refuses two models that declare one table).
+    func later() throws -> ModelStore {
+        guard let path = store.path else { throw ModelStoreError(.invalidQuery, "an in-memory store has no file to open again") }
+        return try ModelStore(path: path)
+    }
+
     /// The statements run since the last `resetSQL()`.
     var sql: [String] { recorded.current }
 
