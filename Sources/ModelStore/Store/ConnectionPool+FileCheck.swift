@@ -13,13 +13,18 @@ import Foundation
 struct CompanionFiles: Sendable, Equatable {
     /// The directory-resolved path of the database (`ConnectionPool.key`).
     var key: String
+    /// The paths, kept so the check before each write builds no string.
+    var walPath: String
+    var shmPath: String
     var wal: FileIdentity?
     var shm: FileIdentity?
 
     init(path: String) {
         key = ConnectionPool.key(path)
-        wal = FileIdentity(path: path + "-wal")
-        shm = FileIdentity(path: path + "-shm")
+        walPath = path + "-wal"
+        shmPath = path + "-shm"
+        wal = FileIdentity(path: walPath)
+        shm = FileIdentity(path: shmPath)
     }
 }
 
@@ -45,7 +50,14 @@ extension ConnectionPool {
     /// Throws `.fileReplaced` when the `-wal` or `-shm` this store opened is no longer the one
     /// at its path: before every write, and before a new reader opens.
     func checkCompanionFiles() throws {
-        guard case .file(let path) = location, let noted = Self.companionFiles.withLock({ $0[ObjectIdentifier(self)] }) else { return }
+        guard let noted = Self.companionFiles.withLock({ $0[ObjectIdentifier(self)] }) else { return }
+        // Two stat(2) calls, about a microsecond each: the cost of noticing before every write.
+        if noted.wal.map({ FileIdentity(path: noted.walPath) == $0 }) ?? true,
+            noted.shm.map({ FileIdentity(path: noted.shmPath) == $0 }) ?? true
+        {
+            return
+        }
+        guard case .file(let path) = location else { return }
         try Self.refuseChanged(noted, at: path, opening: false)
     }
 
@@ -61,6 +73,7 @@ extension ConnectionPool {
     private static func refuseChanged(_ noted: CompanionFiles, at path: String, opening: Bool) throws {
         for (suffix, identity, name) in [("-wal", noted.wal, "write-ahead log"), ("-shm", noted.shm, "shared-memory file")] {
             guard let identity else { continue }
+            // The path as this store spells it (another store's may differ).
             let current = FileIdentity(path: path + suffix)
             guard current != identity else { continue }
             let happened = current == nil ? "deleted" : "replaced by another file"
