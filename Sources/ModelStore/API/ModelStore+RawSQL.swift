@@ -53,7 +53,8 @@ extension ModelStore {
     /// It runs as a read on a pooled reader. A statement that writes (`… RETURNING`) runs on
     /// the writer instead, as a write; inside a read block it throws `.reentrancy`.
     /// - Throws: `ModelStoreError` — `.invalidQuery` for SQL SQLite cannot prepare (naming it), more than one
-    ///   statement or a wrong number of values; `.decodingFailed` naming the type and column of a value that
+    ///   statement, a wrong number of values, or a statement `execute(_:)` refuses (a pragma the store relies
+    ///   on, `VACUUM`, …: the error says why); `.decodingFailed` naming the type and column of a value that
     ///   does not fit; `.closed` or `.noStore`.
     public func findAll<Row: Decodable & Sendable>(_ type: Row.Type, sql: SQLStatement) throws -> [Row] {
         try read { try Self.rows(type, sql, $0) }

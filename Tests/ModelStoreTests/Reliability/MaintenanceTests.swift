@@ -314,7 +314,7 @@ struct MaintenanceTests {
         #expect(refused.current == [.reentrancy, .reentrancy, .reentrancy])
         #expect(!FileManager.default.fileExists(atPath: copy))
         // After the blocks they run.
-        #expect(await EveryForm.all(store, copyTo: copy).asyncMap { await $0.sync() }.allSatisfy { $0 == nil })
+        #expect(EveryForm.all(store, copyTo: copy).map { $0.sync() }.allSatisfy { $0 == nil })
         #expect(try await Snack.count(in: store) == 2)
     }
 
@@ -367,13 +367,5 @@ struct MaintenanceTests {
         // The store works on.
         try await Snack(snackId: 500).save(in: store)
         #expect(try await Snack.count(in: store) == 51)
-    }
-}
-
-extension Array {
-    fileprivate func asyncMap<T>(_ transform: (Element) async -> T) async -> [T] {
-        var results: [T] = []
-        for element in self { results.append(await transform(element)) }
-        return results
     }
 }
