@@ -14,9 +14,15 @@ import PostgresNIO
 /// statement of a half-done transaction ever runs on its own on the new connection.
 final class PostgresDriverConnection: RemoteConnection {
     private let server: PostgresConfiguration
+    private let settings: RemoteConnectionSettings
     private var connection: PostgresConnection?
+    /// Wakes a statement's wait when the connection closes under it (see `Wait`).
+    private var wakeup = Wakeup()
     /// Whether the engine opened a transaction the server has not ended yet.
     private var inTransaction = false
+    /// Whether this connection reached the server once: failing to reach it again means the
+    /// server went away (`.connectionLost`), not a wrong address.
+    private var connectedOnce = false
     private static let logger: Logger = {
         var logger = Logger(label: "ModelStorePostgres")
         logger.logLevel = .critical
@@ -25,8 +31,9 @@ final class PostgresDriverConnection: RemoteConnection {
 
     var location: String { server.description }
 
-    init(server: PostgresConfiguration) throws {
+    init(server: PostgresConfiguration, settings: RemoteConnectionSettings) throws {
         self.server = server
+        self.settings = settings
         self.connection = try connect()
     }
 
@@ -47,28 +54,79 @@ final class PostgresDriverConnection: RemoteConnection {
         connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
+    /// The parameters every connection starts with: how long a statement waits for another
+    /// connection's lock (the store's busy timeout), the statement time limit, the schema, and
+    /// a name that tells the server's administrators (and `pg_stat_activity`) whose it is.
+    private var startupParameters: [(String, String)] {
+        var parameters = [
+            ("application_name", server.applicationName),
+            ("lock_timeout", "\(Self.milliseconds(settings.lockTimeout))"),
+        ]
+        if let limit = server.statementTimeout { parameters.append(("statement_timeout", "\(Self.milliseconds(limit))")) }
+        if let schema = server.schema { parameters.append(("search_path", Self.quoted(schema))) }
+        return parameters
+    }
+
+    private static func milliseconds(_ interval: TimeInterval) -> Int {
+        // 0 means "no limit" to PostgreSQL: the shortest limit is one millisecond.
+        max(1, Int((interval * 1000).rounded(.up).clamped(to: 1...Double(Int32.max))))
+    }
+
+    private static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     private func connect() throws -> PostgresConnection {
+        var configuration = server.connection
+        configuration.options.additionalStartupParameters += startupParameters
+        let wakeup = Wakeup()
         do {
-            let connection = try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: server.connection,
-                id: Int.random(in: 0..<Int.max), logger: Self.logger
-            ).wait()
-            if let schema = server.schema {
-                let name = "\"" + schema.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                do {
-                    _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(name)"), logger: Self.logger).wait()
-                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-                    // Another connection created it at the same moment.
-                }
-                _ = try connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(name)"), logger: Self.logger).wait()
+            // postgres-nio enforces the connect timeout itself; the wait's own limit is a
+            // safety net a little past it, so that no connect waits forever.
+            let connecting = PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+                id: Int.random(in: 0..<Int.max), logger: Self.logger)
+            let limit = TimeInterval(configuration.options.connectTimeout.nanoseconds) / 1e9 + 5
+            let connection: PostgresConnection
+            do {
+                connection = try Wait.for(connecting, wakeup: nil, limit: limit)
+            } catch {
+                // A connection that arrives after the wait gave up is closed, never dropped
+                // open (postgres-nio requires a connection to be closed before it goes).
+                connecting.whenSuccess { Self.release($0) }
+                throw error
             }
+            connection.closeFuture.whenComplete { _ in wakeup.closed() }
+            if let schema = server.schema {
+                do {
+                    _ = try Wait.for(
+                        connection.query(
+                            PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(Self.quoted(schema))"), logger: Self.logger),
+                        wakeup: wakeup, limit: limit)
+                } catch let error as PSQLError where ["23505", "42P06"].contains(error.serverInfo?[.sqlState] ?? "") {
+                    // Another connection created it at the same moment.
+                } catch {
+                    Self.release(connection)
+                    throw error
+                }
+            }
+            self.wakeup = wakeup
+            connectedOnce = true
             return connection
         } catch {
             var failure = Self.mapped(error, sql: nil)
             if failure.code == .server || failure.code == .connectionLost {
-                failure = ModelStoreError(
-                    .cannotOpen, "Cannot connect to the PostgreSQL server at \(server.description): \(Self.describe(error)).",
-                    suggestion: "Check that the server runs, and the address, user, password and database.")
+                if settings.storeIsOpen || connectedOnce {
+                    failure = ModelStoreError.server(
+                        state: "08001",
+                        message:
+                            "the PostgreSQL server at \(server.description) cannot be reached again (\(Self.describe(error))); the store stays open and connects at its next call",
+                        sql: nil)
+                } else {
+                    failure = ModelStoreError(
+                        .cannotOpen, "Cannot connect to the PostgreSQL server at \(server.description): \(Self.describe(error)).",
+                        suggestion: "Check that the server runs, and the address, user, password and database.")
+                }
             }
             throw failure
         }
@@ -124,7 +182,11 @@ final class PostgresDriverConnection: RemoteConnection {
         }
         let result: PostgresQueryResult
         do {
-            result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait()
+            // Woken by an answer or by the connection's close, whichever comes first: a
+            // connection the server terminated never leaves a call waiting.
+            result = try Wait.for(
+                connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger), wakeup: wakeup,
+                limit: server.statementTimeout.map { $0 + Wait.grace })
         } catch {
             let failure = Self.mapped(error, sql: sql)
             if failure.code == .connectionLost {

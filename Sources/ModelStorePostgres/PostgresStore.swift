@@ -20,6 +20,27 @@ public struct PostgresConfiguration: Sendable {
     /// The schema the store's tables live in, created when missing; nil for the login's
     /// default (`public`). Several stores, or applications, can share one database this way.
     public var schema: String?
+    /// The longest a statement may run on the server (PostgreSQL's `statement_timeout`); nil,
+    /// the default, for no limit. A statement past it fails and its call throws; the client
+    /// also gives up on a connection that stays silent this long and a little more, so a
+    /// network that drops a server without closing the connection cannot hold a call forever.
+    ///
+    /// ```swift
+    /// var server = try PostgresConfiguration(url: "postgres://app@db.internal/shop")
+    /// server.statementTimeout = 30
+    /// ```
+    public var statementTimeout: TimeInterval?
+
+    /// The name the server shows for the store's connections (`application_name` in
+    /// `pg_stat_activity`). Default: "ModelStore".
+    public var applicationName = "ModelStore"
+
+    /// How long connecting may take before it fails (`.cannotOpen` while a store opens,
+    /// `.connectionLost` later). Default: 10 seconds.
+    public var connectTimeout: TimeInterval {
+        get { TimeInterval(connection.options.connectTimeout.nanoseconds) / 1e9 }
+        set { connection.options.connectTimeout = .milliseconds(Int64((newValue * 1000).rounded())) }
+    }
 
     /// Connects as `username` to `database` on `host` and `port`, without TLS.
     public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
@@ -62,6 +83,10 @@ public struct PostgresConfiguration: Sendable {
         } else {
             self.init(host: components.host ?? "localhost", port: port, username: username, password: password, database: database)
         }
+        // libpq's spelling: seconds.
+        if let seconds = components.queryItems?.first(where: { $0.name == "connect_timeout" })?.value.flatMap(Double.init), seconds > 0 {
+            connectTimeout = seconds
+        }
     }
 
     private static func hidingPassword(_ url: String) -> String {
@@ -102,7 +127,7 @@ struct PostgresOpener: RemoteOpener {
 
     var description: String { server.description }
 
-    func open() throws -> any RemoteConnection {
-        try PostgresDriverConnection(server: server)
+    func open(_ settings: RemoteConnectionSettings) throws -> any RemoteConnection {
+        try PostgresDriverConnection(server: server, settings: settings)
     }
 }

@@ -230,9 +230,14 @@ extension ModelStoreError {
         case "23505", "23502", "23503", "23514", "23P01", "23000":
             code = .constraintViolation
             summary = "A constraint refused the change: \(message)."
-        case "40001", "40P01", "55P03":
+        case "40001", "40P01":
             code = .busy
             summary = "The server could not order this transaction with another one (\(message)); it was rolled back."
+        case "55P03":
+            // lock_timeout, which a store sets to its busy timeout.
+            code = .busy
+            summary =
+                "Another connection held a lock this call needed for longer than the busy timeout (\(message)); the call was rolled back."
         case "53100":
             code = .storeFull
         case "54000", "54001", "54011", "54023":

@@ -32,10 +32,28 @@ package struct RemoteResult {
     }
 }
 
+/// What a store asks of each connection it opens on a server.
+package struct RemoteConnectionSettings: Sendable {
+    /// How long a statement waits for a lock another connection holds before it fails with
+    /// `.busy`: the store's `busyTimeout` (PostgreSQL's `lock_timeout`).
+    package var lockTimeout: TimeInterval
+    /// Whether the store is open already: a server that cannot be reached then has gone
+    /// away (`.connectionLost`), where at opening it is a wrong address (`.cannotOpen`).
+    package var storeIsOpen: Bool
+
+    package init(lockTimeout: TimeInterval, storeIsOpen: Bool) {
+        self.lockTimeout = lockTimeout
+        self.storeIsOpen = storeIsOpen
+    }
+}
+
 /// Opens the connections of a store on a server (see `ConnectionPool.Location.remote`).
 package protocol RemoteOpener: Sendable {
-    /// A new connection; `reader` when it will only read.
-    func open() throws -> any RemoteConnection
+    /// A new connection, set up as `settings` say.
+    ///
+    /// - Throws: `ModelStoreError` `.cannotOpen` when the server cannot be reached while the
+    ///   store opens, `.connectionLost` once it is open; no wait is without a deadline.
+    func open(_ settings: RemoteConnectionSettings) throws -> any RemoteConnection
     /// Where the server is, for messages (never a password).
     var description: String { get }
 }

@@ -151,7 +151,8 @@ final class ConnectionPool: @unchecked Sendable {
                     "Versioned migration steps run on SQLite stores only for now; the store at \(opener.description) is on PostgreSQL.",
                     suggestion: "Open the PostgreSQL store without migrations; tables still gain new columns automatically.")
             }
-            let connection = try Connection(remote: opener.open(), dialect: PostgresDialect())
+            let connection = try Connection(
+                remote: opener.open(RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: false)), dialect: PostgresDialect())
             try migrate(connection, backupPath: nil)
             writerLink = PooledConnection(connection)
         case .memory:
@@ -397,7 +398,8 @@ final class ConnectionPool: @unchecked Sendable {
 
     private func makeReader() throws -> PooledConnection {
         if case .remote(let opener) = location {
-            return PooledConnection(try Connection(remote: opener.open(), dialect: PostgresDialect()))
+            let settings = RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: true)
+            return PooledConnection(try Connection(remote: opener.open(settings), dialect: PostgresDialect()))
         }
         try checkCompanionFiles()
         var location = try preparedPath()

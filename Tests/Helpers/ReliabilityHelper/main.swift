@@ -26,6 +26,10 @@
 //                                              the store's files, then saves a batch too large for
 //                                              it in each call form; prints "codes <c> <c> <c>"
 //                                              and "message <the first error>"
+//   ReliabilityHelper terminations <url|schema|phase|seconds>
+//                                              on a PostgreSQL server the test terminates and
+//                                              restarts: one phase of calls in a loop, then a
+//                                              check of what the store holds (Terminations.swift)
 //   ReliabilityHelper tally <url|schema|worker> on a PostgreSQL server: prints "ready", waits for
 //                                              a line, then writes the Tally rounds of `worker`
 //                                              (batches and single saves, overlapping the other
@@ -149,6 +153,19 @@ func tally(_ argument: String) throws {
 }
 
 do {
+    if arguments[1] == "terminations" {
+        let argument = arguments[2]
+        let finished = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        // Detached: top-level code runs on the main actor, whose thread waits below.
+        Task.detached {
+            do { try await terminations(argument) } catch { failure.error = error }
+            finished.signal()
+        }
+        finished.wait()
+        if let error = failure.error { throw error }
+        exit(0)
+    }
     if arguments[1] == "transfers" {
         try transfers(arguments[2])
         exit(0)
@@ -189,4 +206,9 @@ do {
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(1)
+}
+
+/// An error handed from the task to the main thread, read after the semaphore says it ran.
+final class FailureBox: @unchecked Sendable {
+    var error: (any Error)?
 }

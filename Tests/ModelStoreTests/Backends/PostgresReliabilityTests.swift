@@ -183,6 +183,132 @@ struct PostgresReliabilityTests {
         #expect(elapsed < 3, "the second store's first save waited \(elapsed) s for the other transaction")
     }
 
+    /// Connections terminated by the server (`pg_terminate_backend`) every few tens of
+    /// milliseconds, and one `pg_ctl restart`, while six processes each loop one phase of
+    /// calls — batches, transaction blocks, read blocks, streams, single saves and finds, new
+    /// stores connecting. Each process has a time limit: a call that waited forever (a batch
+    /// hung in 2 of 3 runs, and the store with it) fails the test. Every call succeeds or
+    /// throws `.connectionLost` (`.cannotOpen` for a store still opening), no group is written
+    /// in part, every acknowledged one is there, and the store serves the next call.
+    @Test func terminationsAndARestartInEveryPhaseFailOnlyTheCallsTheyHitAndNeverHang() async throws {
+        let cluster = try await offThePool { try PrivateCluster(port: 54_342) }
+        defer { cluster.stop() }
+        let admin = try ModelStore(postgres: cluster.url)
+        defer { try? admin.close() }
+        let phases = ["batch", "transaction", "read-block", "stream", "single", "connect"]
+        let seconds = 6.0
+        let (printed, terminated) = try await offThePool { () -> ([String], Int64) in
+            let children = try phases.enumerated().map { phase in
+                try HelperProcess(
+                    "terminations", path: [cluster.url, "sweep\(phase.offset)", phase.element, "\(seconds)"].joined(separator: "|"))
+            }
+            for child in children { try child.waitFor("ready") }
+            let start = Date()
+            var restarted = false
+            var terminated: Int64 = 0
+            while Date().timeIntervalSince(start) < seconds - 1 {
+                Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.2))
+                if !restarted, Date().timeIntervalSince(start) > seconds / 2 {
+                    try cluster.restart()
+                    restarted = true
+                    continue
+                }
+                let killed = try? admin.findAll(
+                    Int64.self,
+                    sql: "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'modelstore-sweep'")
+                terminated += killed?.first ?? 0
+            }
+            // The server is up and no longer terminating: the stores must serve the next call.
+            for child in children {
+                try child.waitFor("looped", within: 90)
+                child.send("verify")
+            }
+            return (try children.map { try $0.finish(within: 90) }, terminated)
+        }
+        #expect(terminated > 20, "the sweep terminated connections")
+        var lost = 0
+        for (phase, output) in zip(phases, printed) {
+            let values = HelperProcess.values(in: output)
+            #expect(!output.contains("unexpected "), "\(phase): \(output)")
+            #expect(values["after"] == "ok", "\(phase): the store serves the next call: \(output)")
+            #expect(values["torn"] == "0", "\(phase): no group written in part: \(output)")
+            #expect(values["missing"] == "0", "\(phase): every acknowledged group is there: \(output)")
+            #expect((Int(values["ok"] ?? "") ?? 0) > 0, "\(phase): calls succeed between terminations: \(output)")
+            lost += Int(values["lost"] ?? "") ?? 0
+        }
+        #expect(lost > 0, "terminations failed some calls: \(printed)")
+    }
+
+    /// The store's busy timeout bounds a wait for another connection's lock on a server too
+    /// (PostgreSQL's `lock_timeout`): a save blocked 7.6 s with 2 s set.
+    @Test func aSaveWaitingForAnotherStoresLockFailsAsBusyAfterTheBusyTimeout() async throws {
+        let test = try BackendStore(.postgres)
+        _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: test.store)
+        var server = try PostgresConfiguration(url: Backend.postgresURL!)
+        server.schema = test.schemaName
+        let impatient = try ModelStore(postgres: server, configuration: .init(busyTimeout: 1))
+        defer { try? impatient.close() }
+        _ = try await BKSnack.count(in: impatient)
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let store = test.store
+        let (elapsed, error) = try await offThePool { () -> (TimeInterval, ModelStoreError?) in
+            DispatchQueue.global().async {
+                try? store.transaction {
+                    try BKSnack(snackId: 1, name: "held").save(in: store)
+                    holding.signal()
+                    _ = release.wait(timeout: .now() + 30)
+                }
+            }
+            holding.wait()
+            defer { release.signal() }
+            let start = Date()
+            do {
+                try BKSnack(snackId: 1, name: "waited").save(in: impatient)
+                return (Date().timeIntervalSince(start), nil)
+            } catch {
+                return (Date().timeIntervalSince(start), error as? ModelStoreError)
+            }
+        }
+        #expect(error?.code == .busy, "\(String(describing: error))")
+        #expect(elapsed < 3, "waited \(elapsed) s with a busy timeout of 1 s")
+        // The lock is gone: the same store writes.
+        try await BKSnack(snackId: 1, name: "after").save(in: impatient)
+        #expect(try await BKSnack.find(key: 1, in: store)?.name == "after")
+    }
+
+    /// A server that goes away while a store is open is a lost connection, not a store that
+    /// cannot open; once it is back, the same store serves calls again.
+    @Test func aServerThatGoesAwayWhileTheStoreIsOpenIsConnectionLostAndTheStoreComesBack() async throws {
+        let cluster = try await offThePool { try PrivateCluster(port: 54_343) }
+        defer { cluster.stop() }
+        let store = try ModelStore(postgres: cluster.url, configuration: .init(maximumReaders: 2))
+        defer { try? store.close() }
+        _ = try await BKSnack.save([BKSnack(snackId: 1, name: "before")], in: store)
+        try await offThePool { try cluster.pause() }
+        for attempt in 0..<3 {
+            await #expect(throws: ModelStoreError.self, "attempt \(attempt)") {
+                do {
+                    _ = try await BKSnack.find(key: 1, in: store)
+                } catch let error as ModelStoreError {
+                    #expect(error.code == .connectionLost, "a read: \(error)")
+                    throw error
+                }
+            }
+            await #expect(throws: ModelStoreError.self) {
+                do {
+                    try await BKSnack(snackId: 2, name: "while away").save(in: store)
+                } catch let error as ModelStoreError {
+                    #expect(error.code == .connectionLost, "a write: \(error)")
+                    throw error
+                }
+            }
+        }
+        try await offThePool { try cluster.start() }
+        try await BKSnack(snackId: 3, name: "back").save(in: store)
+        #expect(try await BKSnack.count(in: store) == 2)
+    }
+
     @Test func aServerRestartMidBatchLeavesTheBatchWholeOrAbsentAndTheStoreUsable() async throws {
         let cluster = try await offThePool { try PrivateCluster(port: 54_341) }
         defer { cluster.stop() }
@@ -347,6 +473,15 @@ final class PrivateCluster: Sendable {
 
     func restart() throws {
         _ = try Self.script(["restart", directory], port: port)
+    }
+
+    /// Stops the server, keeping its data, for `start()` to bring back.
+    func pause() throws {
+        _ = try Self.script(["stop", directory], port: port)
+    }
+
+    func start() throws {
+        _ = try Self.script(["start", directory], port: port)
     }
 
     func stop() {

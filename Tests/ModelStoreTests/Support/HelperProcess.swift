@@ -60,6 +60,32 @@ final class HelperProcess {
         return printed.split(separator: "\n").map(String.init)
     }
 
+    /// Blocks until the helper has printed `line`, for at most `limit` seconds: a helper that
+    /// has not by then is killed and reported as hung (a wait in the library that never
+    /// ended), with what it printed.
+    func waitFor(_ line: String, within limit: TimeInterval) throws {
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        defer { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) }
+        let deadline = Date().addingTimeInterval(limit)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !printed.split(separator: "\n").contains(Substring(line)) {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count > 0 {
+                printed += String(decoding: buffer[0..<count], as: UTF8.self)
+                continue
+            }
+            if count == 0 || !process.isRunning {
+                throw HelperFailure(description: "the helper exited (\(process.terminationStatus)) before printing \(line): \(printed)")
+            }
+            if Date() >= deadline {
+                stop()
+                throw HelperFailure(description: "the helper did not print \(line) within \(limit) s (hung); it printed: \(printed)")
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     /// Sends one line to the helper's standard input.
     func send(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
