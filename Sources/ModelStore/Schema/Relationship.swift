@@ -197,6 +197,49 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
         toManyArray(property, inverse: PropertyName.of(inverse), inverseKind: .toMany, deleteRule)
     }
 
+    // MARK: Inverses of another type
+
+    // Swift answers an inverse whose root or value is not what a declaration takes with "no
+    // exact matches in call to static method 'toMany'", naming neither side. These take any
+    // other inverse and say what it must be instead; they never win over the declarations
+    // above, which are more specific and available.
+
+    /// Not a relationship: the inverse must point back at this model. See the error.
+    @available(
+        *, unavailable,
+        message:
+            "inverse: must be a key path of the target model to its property holding this model, typed Model? (one-to-one), [Model]? or [Model] (one-to-many); this key path's root or value is another type"
+    )
+    public static func toOne<Target: StoredModel, Root, Value>(
+        _ property: WritableKeyPath<Model, Target?>, inverse: KeyPath<Root, Value>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        fatalError("unavailable")
+    }
+
+    /// Not a relationship: the inverse must point back at this model. See the error.
+    @available(
+        *, unavailable,
+        message:
+            "inverse: must be a key path of the target model to its property holding this model, typed Model? (one-to-many) or [Model]?, [Model] (many-to-many); this key path's root or value is another type"
+    )
+    public static func toMany<Target: StoredModel, Root, Value>(
+        _ property: WritableKeyPath<Model, [Target]?>, inverse: KeyPath<Root, Value>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        fatalError("unavailable")
+    }
+
+    /// Not a relationship: the inverse must point back at this model. See the error.
+    @available(
+        *, unavailable,
+        message:
+            "inverse: must be a key path of the target model to its property holding this model, typed Model? (one-to-many) or [Model]?, [Model] (many-to-many); this key path's root or value is another type"
+    )
+    public static func toMany<Target: StoredModel, Root, Value>(
+        _ property: WritableKeyPath<Model, [Target]>, inverse: KeyPath<Root, Value>, deleteRule: DeleteRule = .nullify
+    ) -> Relationship {
+        fatalError("unavailable")
+    }
+
     private static func toManyArray<Target: StoredModel>(
         _ property: WritableKeyPath<Model, [Target]>, inverse: String?, inverseKind: RelationshipKind?, _ deleteRule: DeleteRule
     ) -> Relationship {

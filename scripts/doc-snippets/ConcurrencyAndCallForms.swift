@@ -1,0 +1,2 @@
+// What "Concurrency and the three call forms" assumes: where the reader's file is.
+let path = "snacks.sqlite"
