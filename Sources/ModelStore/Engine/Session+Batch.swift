@@ -246,7 +246,7 @@ extension Session {
                         try table.changesSomething(columns) && update(row, columns: columns, key: key, table, owner, onlyIfChanged: true)
                     outcome = changed ? .updated : .unchanged
                 } else {
-                    try insert(row, table, owner)
+                    try insertUnmatched(row, table, owner)
                     existing[matches[offset]] = try table.key(of: row)
                     outcome = .inserted
                 }

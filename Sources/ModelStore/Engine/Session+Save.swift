@@ -151,6 +151,27 @@ extension Session {
         return connection.changes > 0
     }
 
+    /// Inserts the row of a model that matched no record (`save(matching:)`, `MatchKeys`
+    /// batches): under its own key, as `insert()` does. A key — or unique index values —
+    /// another record holds is `.alreadyExists` naming it, never SQLite's bare constraint
+    /// failure; nothing is written.
+    func insertUnmatched(_ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier) throws {
+        if table.assignsKeys, (row.value(at: table.keyPositions[0]) ?? .null).isNull {
+            try insert(row, table, owner)  // the database picks a free key
+            return
+        }
+        guard try insertIfAbsent(row, table, owner) else {
+            let key = table.describeKey(try table.key(of: row))
+            throw ModelStoreError(
+                .alreadyExists,
+                "No \(table.modelName) record matches, so the model is inserted under its own key, and a record with key \(key)"
+                    + (table.indexes.contains(where: \.isUnique) ? " (or with the same unique index values)" : "")
+                    + " already exists.",
+                model: table.modelName, key: key,
+                suggestion: "Give the model a key no record has (nil, when the database assigns keys), or match the record that has it.")
+        }
+    }
+
     /// Inserts the row; a taken key is a constraint error.
     func insert(_ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier) throws {
         let statement = try statement(.insert, table, owner: owner, shape: row.present)

@@ -53,7 +53,7 @@ extension Session {
             keys.append(statement.values(count: table.keyPositions.count))
         }
         guard !keys.isEmpty else {
-            try insert(row, table, owner)
+            try insertUnmatched(row, table, owner)
             return .inserted
         }
         guard keys.count == 1 || updatingAll else {

@@ -132,7 +132,8 @@ public final class ModelStore: Sendable {
     ///   - path: The database file. `~` is expanded; the directory must exist.
     ///   - configuration: Busy timeout and reader count.
     /// Pending migration steps (`Configuration.migrations`) run here, before the store can
-    /// be used.
+    /// be used. From now on, calls that name no store use `ModelStore.default` only if the
+    /// program sets it: otherwise they throw `.noStore` (see `default`).
     ///
     /// - Throws: `ModelStoreError` with code `.cannotOpen`, `.notADatabase`, `.readOnly`,
     ///   `.corrupt`, `.busy`, or `.migrationFailed` naming the step that failed (rolled back).
@@ -140,6 +141,7 @@ public final class ModelStore: Sendable {
         let expanded = (path as NSString).expandingTildeInPath
         self.init(location: .file(expanded), path: expanded, configuration: configuration, createsDirectory: false)
         try pool.open()
+        ModelStore.noteOpenedByProgram(as: "ModelStore(path: \"\(path)\")")
     }
 
     /// Opens (creating if needed) the store at a file URL.
@@ -153,10 +155,19 @@ public final class ModelStore: Sendable {
     }
 
     /// A store that lives in memory and disappears with the `ModelStore`: for tests, caches
-    /// and previews. It behaves as a file store does, reader connections included.
+    /// and previews. It behaves as a file store does, reader connections included. Like
+    /// opening a file, it ends the implicit default store for calls that name no store
+    /// (see `default`).
+    ///
+    /// ```swift
+    /// let cache = ModelStore.inMemory()
+    /// try Snack(snackId: 1, name: "Pocky").save(in: cache)
+    /// ```
     public static func inMemory(configuration: Configuration = Configuration()) -> ModelStore {
         let uri = "file:modelstore-\(UUID().uuidString)?mode=memory&cache=shared"
-        return ModelStore(location: .memory(uri), path: nil, configuration: configuration, createsDirectory: false)
+        let store = ModelStore(location: .memory(uri), path: nil, configuration: configuration, createsDirectory: false)
+        noteOpenedByProgram(as: "ModelStore.inMemory()")
+        return store
     }
 
     /// A store on a database server, whose connections `opener` makes (ModelStorePostgres's
@@ -164,6 +175,7 @@ public final class ModelStore: Sendable {
     package convenience init(remote opener: any RemoteOpener, configuration: Configuration) throws {
         self.init(location: .remote(opener), path: nil, configuration: configuration, createsDirectory: false)
         try pool.open()
+        ModelStore.noteOpenedByProgram(as: "a store on a database server")
     }
 
     /// A store that opens its file on first use (the default store), creating its directory.
