@@ -145,6 +145,30 @@ struct MappingTests {
         #expect(try Drawing.findAll(in: test.store).map(\.shape) == [.label("hi"), .circle(radius: 2)])
     }
 
+    /// What Models, keys and storage says of non-optional enums with payloads: ModelStore
+    /// needs one value of the enum, which it makes of plain payloads itself and takes from
+    /// `allCases` otherwise (the next test: neither is a clear model error).
+    @Test func aNonOptionalEnumWithPayloadsWorksWhenItsPayloadsArePlainOrItIsCaseIterable() throws {
+        enum Shape: Codable, Sendable, Equatable { case circle(radius: Double), square(side: Int, filled: Bool) }
+        enum Label: Codable, Sendable, Equatable, CaseIterable {
+            case text(String), empty
+            static var allCases: [Label] { [.empty, .text("")] }
+        }
+        struct Sketch: StoredModel, Equatable {
+            var id: Int
+            var shape: Shape
+            var label: Label
+            static let primaryKey = ["id"]
+        }
+        let test = try TestStore()
+        let sketches = [
+            Sketch(id: 1, shape: .circle(radius: 2), label: .text("sun")),
+            Sketch(id: 2, shape: .square(side: 3, filled: true), label: .empty),
+        ]
+        try Sketch.save(sketches, in: test.store)
+        #expect(try Sketch.findAll(in: test.store) == sketches)
+    }
+
     @Test func aNonOptionalPropertyWithoutAnyPlaceholderIsAClearModelError() throws {
         enum Note: Codable, Sendable { case text(String), empty }
         struct Memo: StoredModel { var id: Int; var note: Note; static let primaryKey = ["id"] }
