@@ -3,7 +3,7 @@ import Testing
 
 @testable import ModelStore
 
-private struct Ticket: StoredModel, Equatable {
+private struct PricedTicket: StoredModel, Equatable {
     var id: Int64
     var price: Double
     static let primaryKey = ["id"]
@@ -25,12 +25,12 @@ struct GuideStatementsTests {
     /// write rows without models, and do not call it.
     @Test func updateAllAndRawSQLWriteRowsWithoutValidating() throws {
         let test = try TestStore()
-        try Ticket(id: 1, price: 5).save(in: test.store)
-        #expect(throws: ModelStoreError.self) { try Ticket(id: 1, price: -1).save(in: test.store) }
-        #expect(try Ticket.updateAll(where: \.id == 1, set: [.set(\.price, to: -2)], in: test.store) == 1)
-        #expect(try Ticket.find(key: 1, in: test.store)?.price == -2)
-        _ = try test.store.execute("UPDATE Ticket SET price = \(-3.0) WHERE id = \(1)")
-        #expect(try Ticket.find(key: 1, in: test.store)?.price == -3)
+        try PricedTicket(id: 1, price: 5).save(in: test.store)
+        #expect(throws: ModelStoreError.self) { try PricedTicket(id: 1, price: -1).save(in: test.store) }
+        #expect(try PricedTicket.updateAll(where: \.id == 1, set: [.set(\.price, to: -2)], in: test.store) == 1)
+        #expect(try PricedTicket.find(key: 1, in: test.store)?.price == -2)
+        _ = try test.store.execute("UPDATE PricedTicket SET price = \(-3.0) WHERE id = \(1)")
+        #expect(try PricedTicket.find(key: 1, in: test.store)?.price == -3)
     }
 
     /// An error a block's own code throws reaches the caller as the type it threw, in every
@@ -42,25 +42,25 @@ struct GuideStatementsTests {
         #expect(throws: refusal) {
             try synchronously {
                 try store.transaction {
-                    try Ticket(id: 1, price: 5).save(in: store)
+                    try PricedTicket(id: 1, price: 5).save(in: store)
                     throw refusal
                 }
             }
         }
         await #expect(throws: refusal) {
             try await store.transaction {
-                try Ticket(id: 2, price: 5).save(in: store)
+                try PricedTicket(id: 2, price: 5).save(in: store)
                 throw refusal
             }
         }
         let delivered: Result<Void, any Error> = await withCheckedContinuation { continuation in
             store.transaction(
                 {
-                    try Ticket(id: 3, price: 5).save(in: store)
+                    try PricedTicket(id: 3, price: 5).save(in: store)
                     throw refusal
                 }, completion: { continuation.resume(returning: $0) })
         }
         #expect(throws: refusal) { try delivered.get() }
-        #expect(try synchronously { try Ticket.count(in: store) } == 0)
+        #expect(try synchronously { try PricedTicket.count(in: store) } == 0)
     }
 }
