@@ -12,7 +12,7 @@ import PostgresNIO
 /// outside a transaction, or a `BEGIN`. Inside a transaction every statement fails with
 /// `.connectionLost` until the engine ends it (the server rolled it back already), so no
 /// statement of a half-done transaction ever runs on its own on the new connection.
-final class PostgresDriverConnection: RemoteConnection {
+final class PostgresDriverConnection: InterruptibleRemoteConnection {
     private let server: PostgresConfiguration
     private let settings: RemoteConnectionSettings
     private var connection: PostgresConnection?
@@ -23,6 +23,8 @@ final class PostgresDriverConnection: RemoteConnection {
     /// Whether this connection reached the server once: failing to reach it again means the
     /// server went away (`.connectionLost`), not a wrong address.
     private var connectedOnce = false
+    /// What may stop the call running on this connection (set by the store around the call).
+    var interruption: Interruption?
     private static let logger: Logger = {
         var logger = Logger(label: "ModelStorePostgres")
         logger.logLevel = .critical
@@ -110,6 +112,21 @@ final class PostgresDriverConnection: RemoteConnection {
                     throw error
                 }
             }
+            do {
+                // A statement whose client went away (a cancelled call closes its connection)
+                // is stopped by the server within a second, not run to its end for nobody:
+                // PostgreSQL 14 and later check the client while a statement runs when asked.
+                _ = try Wait.for(
+                    connection.query(
+                        PostgresQuery(
+                            unsafeSQL:
+                                "SELECT set_config('client_connection_check_interval', '1000', false) WHERE current_setting('server_version_num')::int >= 140000"
+                        ), logger: Self.logger),
+                    wakeup: wakeup, limit: limit)
+            } catch {
+                Self.release(connection)
+                throw error
+            }
             self.wakeup = wakeup
             connectedOnce = true
             return connection
@@ -181,6 +198,15 @@ final class PostgresDriverConnection: RemoteConnection {
             }
         }
         let result: PostgresQueryResult
+        // A task cancelled while the server runs its statement: postgres-nio sends no cancel
+        // request, so the connection is closed, which ends the wait at once (the statement
+        // fails, the call answers `.cancelled`, the store connects again for the next call).
+        // The server stops the statement within a second (client_connection_check_interval).
+        let stopping = interruption.map { interruption in
+            interruption.whenCancelled { [connection] in let _: EventLoopFuture<Void> = connection.close() }
+        }
+        defer { if let stopping { interruption?.forget(stopping) } }
+        if let interruption, interruption.isCancelled { let _: EventLoopFuture<Void> = connection.close() }
         do {
             // Woken by an answer or by the connection's close, whichever comes first: a
             // connection the server terminated never leaves a call waiting.

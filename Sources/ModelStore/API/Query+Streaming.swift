@@ -15,13 +15,22 @@ extension Query {
     /// write there throws `.reentrancy` — collect what to write, or use a transaction block,
     /// in which `forEach` joins the block. Throw from `body` to stop early; the error is
     /// rethrown.
+    ///
+    /// The read time limit (`Configuration.readTimeLimit`, `withReadTimeLimit(_:_:)`) counts
+    /// the time spent reading, not the time `body` takes.
     /// - Throws: What `body` throws, or `ModelStoreError` — `.invalidQuery` for a condition the model cannot
-    ///   use, `.decodingFailed` for a record that does not decode, `.closed` or `.noStore`.
+    ///   use, `.decodingFailed` for a record that does not decode, `.timedOut` past the read time limit,
+    ///   `.closed` or `.noStore`.
     public func forEach(in store: ModelStore? = nil, _ body: (Model) throws -> Void) throws {
         let store = ModelStore.resolve(store)
-        try store.streamingRead(prepare: { _ = try $0.table(Model.self) }) { session in
+        try store.streamingRead(prepare: { _ = try $0.table(Model.self) }) { session, interruption in
             try session.forEachModelChunk(self, chunkSize: RecordStream<Model>.chunkSize) { chunk in
-                for model in chunk { try body(model) }
+                // The time `body` holds the records is not the read's: it is out of the limit.
+                if let interruption {
+                    try interruption.excludingFromLimit { for model in chunk { try body(model) } }
+                } else {
+                    for model in chunk { try body(model) }
+                }
                 return true
             }
         }

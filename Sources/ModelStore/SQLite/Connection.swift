@@ -39,6 +39,9 @@ final class Connection {
     static let serverSchemaEpoch = Counter()
     /// Savepoints made by `withSavepoint`, to name each one apart.
     private var savepoints = 0
+    /// What may stop the call running on the connection now (see `running`), nil between
+    /// calls and for calls that nothing stops.
+    var interruption: Interruption?
 
     /// Opens a connection. Opening is lazy in SQLite: a bad file shows at the first read,
     /// so callers validate with `PRAGMA`s right after.
@@ -163,6 +166,9 @@ final class Connection {
     func runRemote(_ sql: String, _ values: [SQLValue]) throws -> RemoteResult {
         guard let remote else { preconditionFailure("runRemote on a SQLite connection") }
         trace?.handler(sql)
+        // The driver cannot always stop a statement the server runs: at least none starts
+        // once the call is cancelled or past its limit (transaction control always runs).
+        if let stop = interruption?.stopNow() { throw stop }
         let result: RemoteResult
         do {
             result = try remote.run(sql, values)
@@ -377,10 +383,10 @@ final class Connection {
         let savepoint = "modelstore_\(depth)"
         if depth == 0 {
             transactionGuard.reset()
-            try cachedStatement("BEGIN IMMEDIATE").execute()
+            try uninterrupted { try cachedStatement("BEGIN IMMEDIATE").execute() }
         } else {
             try requireOpenTransaction()
-            try execute("SAVEPOINT \(savepoint)")
+            try uninterrupted { try execute("SAVEPOINT \(savepoint)") }
         }
         transactionGuard.depth += 1
         defer {
@@ -408,11 +414,19 @@ final class Connection {
             rollback(depth: depth, savepoint: savepoint)
             throw error
         }
+        // A call cancelled (or past its limit) before it commits commits nothing, whatever
+        // its body made of the interruption (it may have caught it and gone on).
+        if depth == 0, let stop = interruption?.stopNow() {
+            rollback(depth: depth, savepoint: savepoint)
+            throw stop
+        }
         do {
-            if depth == 0 {
-                try cachedStatement("COMMIT").execute()
-            } else {
-                try execute("RELEASE \(savepoint)")
+            try uninterrupted {
+                if depth == 0 {
+                    try cachedStatement("COMMIT").execute()
+                } else {
+                    try execute("RELEASE \(savepoint)")
+                }
             }
         } catch var error as ModelStoreError {
             if error.sqliteCode == 787 { error = explainForeignKeyFailure(error) }  // SQLITE_CONSTRAINT_FOREIGNKEY
@@ -486,14 +500,14 @@ final class Connection {
         try requireOpenTransaction()
         savepoints += 1
         let name = "modelstore_step_\(savepoints)"
-        try execute("SAVEPOINT \(name)")
+        try uninterrupted { try execute("SAVEPOINT \(name)") }
         do {
             let result = try body()
-            try execute("RELEASE \(name)")
+            try uninterrupted { try execute("RELEASE \(name)") }
             return result
         } catch {
             let error = noteEndedTransaction(after: error)
-            if isInTransaction, !transactionGuard.ended { try? execute("ROLLBACK TO \(name); RELEASE \(name)") }
+            if isInTransaction, !transactionGuard.ended { uninterrupted { try? execute("ROLLBACK TO \(name); RELEASE \(name)") } }
             throw error
         }
     }
@@ -501,8 +515,9 @@ final class Connection {
     /// Runs `body` in a deferred read transaction, so several queries see one snapshot.
     func inReadTransaction<T>(_ body: () throws -> T) throws -> T {
         guard !isInTransaction else { return try body() }
-        try cachedStatement("BEGIN DEFERRED").execute()
-        defer { try? cachedStatement("COMMIT").execute() }
+        try uninterrupted { try cachedStatement("BEGIN DEFERRED").execute() }
+        // (Uninterrupted: a read stopped half way still ends its snapshot.)
+        defer { uninterrupted { _ = try? cachedStatement("COMMIT").execute() } }
         return try body()
     }
 
@@ -513,9 +528,9 @@ final class Connection {
             guard isInTransaction else { return }
             transactionGuard.rollingBack = true
             defer { transactionGuard.rollingBack = false }
-            try? cachedStatement("ROLLBACK").execute()
+            uninterrupted { _ = try? cachedStatement("ROLLBACK").execute() }
         } else if isInTransaction, !transactionGuard.ended {
-            try? execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+            uninterrupted { _ = try? execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)") }
         }
     }
 

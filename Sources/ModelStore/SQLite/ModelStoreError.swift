@@ -110,6 +110,17 @@ public struct ModelStoreError: Error, Sendable {
         /// calls, and the block itself, fail with this code. The error that ended it is in
         /// `underlying`.
         public static let rolledBack = Code("rolledBack")
+        /// The task awaiting the call was cancelled. A read stopped the statement it was
+        /// running and returned nothing; a write that had not committed was rolled back
+        /// entirely (one that committed returns normally); a call cancelled before it started
+        /// ran nothing. Its connection went back to the store at once. The message names what
+        /// was stopped, and `sql` the statement that was running.
+        public static let cancelled = Code("cancelled")
+        /// A read ran past its time limit (`Configuration.readTimeLimit`, or
+        /// `withReadTimeLimit(_:_:)` around the call) and was stopped: it returned nothing,
+        /// and its connection went back to the store at once. The message names the limit
+        /// and what set it, and `sql` the statement that was running.
+        public static let timedOut = Code("timedOut")
     }
 
     // The context is ModelStore's account of what happened: programs read it (and may build
@@ -141,6 +152,8 @@ public struct ModelStoreError: Error, Sendable {
     /// The server's SQLSTATE (for example PostgreSQL's `"23505"`), if the failure came from a
     /// database server.
     public internal(set) var serverState: String?
+    /// Set on the error a call's `Interruption` made, so it is not explained twice.
+    var isInterruption = false
 
     /// Creates an error; ModelStore builds these, tests and wrappers may too.
     public init(
@@ -249,6 +262,9 @@ extension ModelStoreError {
                 "The stored table is not what the model expects (\(message)): it was changed behind the store's back. Nothing was written."
         case "25006":
             code = .readOnly
+        case "57014":
+            // query_canceled: the statement timeout a time limit set, or a cancel request.
+            code = message.contains("statement timeout") ? .timedOut : .cancelled
         case let other where other.hasPrefix("08") || other == "57P01" || other == "57P02" || other == "57P03":
             code = .connectionLost
             summary =
@@ -296,6 +312,11 @@ extension ModelStoreError {
         case SQLITE_READONLY, SQLITE_PERM:
             code = .readOnly
             summary = "The store cannot be written: the file or its directory is read-only."
+        case SQLITE_INTERRUPT:
+            // Only a call's `Interruption` interrupts (its progress handler), and the call
+            // explains it: what was stopped, and why.
+            code = .cancelled
+            summary = "SQLite stopped the statement before it finished (interrupted)."
         case SQLITE_CONSTRAINT:
             code = .constraintViolation
             summary = "A constraint refused the change"

@@ -59,6 +59,10 @@ protocol SQLDialect: Sendable {
     /// alone would reach beyond the store (a server's database holds other schemas' tables);
     /// nil when `VACUUM` alone compacts exactly the store (SQLite: its file).
     var vacuumTablesSQL: String? { get }
+    /// The statement that bounds how long each later statement on the connection may run
+    /// (`milliseconds`), or lifts that bound (nil), when the database enforces it itself;
+    /// nil when the store's own progress handler does (SQLite: see `Connection.running`).
+    func statementTimeout(milliseconds: Int?) -> String?
 }
 
 extension SQLDialect {
@@ -90,6 +94,7 @@ struct SQLiteDialect: SQLDialect {
     var hasCheckpoints: Bool { true }
     var canVacuumIntoFile: Bool { true }
     var vacuumTablesSQL: String? { nil }
+    func statementTimeout(milliseconds: Int?) -> String? { nil }
 }
 
 /// PostgreSQL's SQL (version 12 and later).
@@ -160,6 +165,12 @@ struct PostgresDialect: SQLDialect {
     var canVacuumIntoFile: Bool { false }
     var vacuumTablesSQL: String? {
         "SELECT format('%I.%I', schemaname, tablename) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
+    }
+    /// A session setting, set before the call's first statement (outside its transaction) and
+    /// reset after its last: a statement past it fails with 57014, "canceling statement due
+    /// to statement timeout". `RESET` returns to the role's or database's own setting.
+    func statementTimeout(milliseconds: Int?) -> String? {
+        milliseconds.map { "SET statement_timeout = \($0)" } ?? "RESET statement_timeout"
     }
 
     /// `sql` with SQLite's placeholders renumbered as PostgreSQL's (`?` → `$n` counting on

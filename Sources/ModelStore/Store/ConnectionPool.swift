@@ -366,20 +366,24 @@ final class ConnectionPool: @unchecked Sendable {
 
     // MARK: Readers
 
-    /// Runs `body` with a reader connection, waiting for one when all are busy.
-    func withReader<T>(_ body: (PooledConnection) throws -> T) throws -> T {
-        let link = try checkOutReader()
+    /// Runs `body` with a reader connection, waiting for one when all are busy. A call whose
+    /// `interruption` is cancelled while it waits stops waiting, and takes none.
+    func withReader<T>(interruption: Interruption? = nil, _ body: (PooledConnection) throws -> T) throws -> T {
+        let link = try checkOutReader(interruption)
         defer { checkIn(link) }
         return try body(link)
     }
 
-    private func checkOutReader() throws -> PooledConnection {
+    private func checkOutReader(_ interruption: Interruption?) throws -> PooledConnection {
         condition.lock()
         defer { condition.unlock() }
         // The writer creates the file and sets WAL before any reader opens it.
         try prepare()
+        var wake: Int?
+        defer { if let wake { interruption?.forget(wake) } }
         while true {
             if closed { throw Self.closedError(locationDescription) }
+            if let interruption, interruption.isCancelled { throw interruption.cancelledBeforeStart() }
             if let link = idleReaders.popLast() {
                 applyTrace(to: link)
                 checkedOut += 1
@@ -391,6 +395,15 @@ final class ConnectionPool: @unchecked Sendable {
                 applyTrace(to: link)
                 checkedOut += 1
                 return link
+            }
+            if let interruption, wake == nil {
+                // Registered, then checked again before waiting (the loop's top).
+                wake = interruption.whenCancelled { [condition] in
+                    condition.lock()
+                    condition.broadcast()
+                    condition.unlock()
+                }
+                continue
             }
             condition.wait()
         }

@@ -29,14 +29,18 @@ extension ModelStore {
             try refuseInsideBlock()
             // A live query's fetch notes the tables it reads (see `observe`).
             let recorder = TableRecorder.current
+            // No task to cancel it: only a time limit stops it.
+            let interruption = try readInterruption(.read)
             do {
                 // A live query's fetch runs after the commit it answers: it reads the latest
                 // committed snapshot without queueing, so writes never wait for observers.
-                if readsSkipBarriers || (recorder != nil && isFileStore) { return try runRead(body, recorder: recorder) }
-                return try queue.sync { try runRead(body, recorder: recorder) }
+                if readsSkipBarriers || (recorder != nil && isFileStore) {
+                    return try runRead(body, recorder: recorder, interruption: interruption)
+                }
+                return try queue.sync { try runRead(body, recorder: recorder, interruption: interruption) }
             } catch is NeedsWriter {
                 // A table needs extending first: only the writer may do that.
-                return try queue.sync(flags: .barrier) { try runWriteRetrying(body, recorder: recorder) }
+                return try queue.sync(flags: .barrier) { try runWriteRetrying(body, recorder: recorder, interruption: interruption) }
             }
         } catch {
             throw attributed(error)
@@ -75,12 +79,18 @@ extension ModelStore {
     /// serialize it with another connection's transaction (40001). On SQLite nothing conflicts
     /// (one writer at a time): it runs once. Between attempts it waits a random, growing while
     /// (full jitter), so two stores that conflicted do not meet again at once.
-    func runWriteRetrying<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
+    ///
+    /// `interruption` stops it when its task is cancelled (an `async` call), or — for a read
+    /// handed to the writer — past its time limit; then nothing of it commits, and it does not
+    /// run again.
+    func runWriteRetrying<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil, interruption: Interruption? = nil) throws -> T {
         var attempt = 0
         while true {
             do {
-                return try runWrite(body, recorder: recorder)
-            } catch let error as ModelStoreError where error.isServerConflict && attempt < Self.conflictRetries {
+                return try runWrite(body, recorder: recorder, interruption: interruption)
+            } catch let error as ModelStoreError
+                where error.isServerConflict && attempt < Self.conflictRetries && interruption?.stopNow() == nil
+            {
                 attempt += 1
                 Thread.sleep(forTimeInterval: Double.random(in: 0...min(0.2, 0.002 * Double(1 << min(attempt, 10)))))
             }
@@ -99,8 +109,10 @@ extension ModelStore {
             suggestion: "Use store.transaction { } for work that writes.")
     }
 
-    func runRead<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
-        try pool.withReader { link in
+    /// Runs `body` as a read on a pooled reader; `interruption` (a cancelled task, a time
+    /// limit) stops it, and a call cancelled while it waits for a reader never takes one.
+    func runRead<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil, interruption: Interruption? = nil) throws -> T {
+        try pool.withReader(interruption: interruption) { link in
             link.forgetTablesIfSchemaChanged(in: self)
             link.recorder = recorder
             defer {
@@ -108,12 +120,12 @@ extension ModelStore {
                 link.dropStandIns()
             }
             return try SessionContext.with(store: id, link: link, isWriter: false) {
-                try body(Session(store: self, link: link, role: .reader))
+                try link.connection.running(interruption) { try body(Session(store: self, link: link, role: .reader)) }
             }
         }
     }
 
-    private func runWrite<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil) throws -> T {
+    private func runWrite<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil, interruption: Interruption? = nil) throws -> T {
         let link = try pool.writer()
         link.recorder = recorder
         defer { link.recorder = nil }
@@ -128,27 +140,31 @@ extension ModelStore {
             do {
                 let result = try link.exclusively {
                     pool.applyWriterTrace(to: link)
-                    return try link.connection.inTransaction {
-                        try link.noticeSchemaChanges(in: self)
-                        // (After the schema check, which forgets triggers a change may have dropped.)
-                        if recording, generation != link.watchGeneration || !link.absentWatchedTables.isEmpty {
-                            try link.watch(changeTracker)
-                        }
-                        let result = try body(Session(store: self, link: link, role: .writer))
-                        try link.recordOwnSchemaChanges()
-                        if recording {
-                            var collected = try link.collectChanges()
-                            // DDL in this transaction (raw SQL dropping and making a table)
-                            // may have dropped triggers: which rows changed is unknown, and
-                            // the triggers are made again by the next write.
-                            if try link.schemaChangedInTransaction() {
-                                collected.isUnknown = true
-                                link.resetWatches()
+                    // (Around the transaction: a stopped write still rolls back, and one
+                    // stopped before its COMMIT commits nothing.)
+                    return try link.connection.running(interruption) {
+                        try link.connection.inTransaction {
+                            try link.noticeSchemaChanges(in: self)
+                            // (After the schema check, which forgets triggers a change may have dropped.)
+                            if recording, generation != link.watchGeneration || !link.absentWatchedTables.isEmpty {
+                                try link.watch(changeTracker)
                             }
-                            if observing { changes = collected }
+                            let result = try body(Session(store: self, link: link, role: .writer))
+                            try link.recordOwnSchemaChanges()
+                            if recording {
+                                var collected = try link.collectChanges()
+                                // DDL in this transaction (raw SQL dropping and making a table)
+                                // may have dropped triggers: which rows changed is unknown, and
+                                // the triggers are made again by the next write.
+                                if try link.schemaChangedInTransaction() {
+                                    collected.isUnknown = true
+                                    link.resetWatches()
+                                }
+                                if observing { changes = collected }
+                            }
+                            link.createdTables = []
+                            return result
                         }
-                        link.createdTables = []
-                        return result
                     }
                 }
                 link.commitPending(to: self)
@@ -184,7 +200,17 @@ extension ModelStore {
             deliverInline(result, on: deliver, to: completion)
             return
         }
-        submitRead(body) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
+        // The time limit in force here, now; nothing cancels a completion-form call.
+        let interruption: Interruption?
+        do {
+            interruption = try readInterruption(.read)
+        } catch {
+            deliver.async { completion(.failure(ModelStoreError.wrapping(error))) }
+            return
+        }
+        submitRead(body, interruption: interruption) { result in
+            deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) }
+        }
     }
 
     /// Runs `body` as a write later; `completion` receives the result on `completionQueue`.
@@ -208,26 +234,31 @@ extension ModelStore {
 
     // MARK: async
 
-    /// Runs `body` as a read without blocking the calling task.
+    /// Runs `body` as a read without blocking the calling task. Cancelling the task stops
+    /// it (`.cancelled`), as its time limit does (`.timedOut`).
     func read<T: Sendable>(_ body: @escaping @Sendable (Session) throws -> T) async throws -> T {
         try refuseInsideBlock()
-        return try await withCheckedThrowingContinuation { continuation in
-            submitRead(body) { continuation.resume(with: $0) }
-        }
+        let interruption = Interruption(.read, limit: try readTimeLimit())
+        return try await interruptibly(interruption) { deliver in submitRead(body, interruption: interruption, then: deliver) }
     }
 
-    /// Runs `body` as a write without blocking the calling task.
+    /// Runs `body` as a write without blocking the calling task. Cancelling the task before
+    /// the write commits rolls it back entirely (`.cancelled`); one that committed returns.
     func write<T: Sendable>(_ body: @escaping @Sendable (Session) throws -> T) async throws -> T {
+        try await write(as: .write, body)
+    }
+
+    /// `write(_:)` for a call of `kind` (a transaction block), as its messages name it.
+    func write<T: Sendable>(as kind: Interruption.Kind, _ body: @escaping @Sendable (Session) throws -> T) async throws -> T {
         try refuseInsideBlock()
-        return try await withCheckedThrowingContinuation { continuation in
-            submitWrite(body) { continuation.resume(with: $0) }
-        }
+        let interruption = Interruption(kind, limit: nil)
+        return try await interruptibly(interruption) { deliver in submitWrite(body, interruption: interruption, then: deliver) }
     }
 
     // MARK: Submission
 
     func submitRead<T: Sendable>(
-        _ body: @escaping @Sendable (Session) throws -> T,
+        _ body: @escaping @Sendable (Session) throws -> T, interruption: Interruption? = nil,
         then deliver: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         // Counted until delivered, through a hand-off to the writer too: close() waits for it.
@@ -239,11 +270,15 @@ extension ModelStore {
             self.inFlight.end()
         }
         (readsSkipBarriers ? DispatchQueue.global() : queue).async {
+            // Cancelled while it waited: already answered, it runs nothing.
+            if let interruption, !interruption.claim() { return finish(.failure(interruption.cancelledBeforeStart())) }
             do {
-                finish(.success(try self.runRead(body, recorder: recorder)))
+                finish(.success(try self.runRead(body, recorder: recorder, interruption: interruption)))
             } catch is NeedsWriter {
                 self.queue.async(flags: .barrier) {
-                    finish(Result { try self.runWriteRetrying(body, recorder: recorder) }.mapError(self.attributed))
+                    finish(
+                        Result { try self.runWriteRetrying(body, recorder: recorder, interruption: interruption) }.mapError(self.attributed)
+                    )
                 }
             } catch {
                 finish(.failure(self.attributed(error)))
@@ -252,12 +287,15 @@ extension ModelStore {
     }
 
     func submitWrite<T: Sendable>(
-        _ body: @escaping @Sendable (Session) throws -> T,
+        _ body: @escaping @Sendable (Session) throws -> T, interruption: Interruption? = nil,
         then finish: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         inFlight.begin()
         queue.async(flags: .barrier) {
-            finish(Result { try self.runWriteRetrying(body) }.mapError(self.attributed))
+            // Cancelled while it waited: already answered, it writes nothing.
+            if interruption?.claim() != false {
+                finish(Result { try self.runWriteRetrying(body, interruption: interruption) }.mapError(self.attributed))
+            }
             self.inFlight.end()
         }
     }
@@ -270,16 +308,21 @@ extension ModelStore {
         try refuseInsideBlock()
         let holdsCompletionQueue = isOnCompletionQueue
         let recorder = TableRecorder.current
+        let interruption = try readInterruption(.readBlock)
         if readsSkipBarriers || (recorder != nil && isFileStore) {
-            return try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder)
+            return try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder, interruption: interruption)
         }
-        return try queue.sync { try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder) }
+        return try queue.sync {
+            try runReadBlock(body, holdsCompletionQueue: holdsCompletionQueue, recorder: recorder, interruption: interruption)
+        }
     }
 
     /// `readBlock` for code already running on the queue (never `queue.sync` from there: a
     /// barrier submitted meanwhile would wait for us while we wait for it).
-    func runReadBlock<T>(_ body: () throws -> T, holdsCompletionQueue: Bool = false, recorder: TableRecorder? = nil) throws -> T {
-        try pool.withReader { link in
+    func runReadBlock<T>(
+        _ body: () throws -> T, holdsCompletionQueue: Bool = false, recorder: TableRecorder? = nil, interruption: Interruption? = nil
+    ) throws -> T {
+        try pool.withReader(interruption: interruption) { link in
             link.forgetTablesIfSchemaChanged(in: self)
             link.recorder = recorder
             defer {
@@ -287,7 +330,9 @@ extension ModelStore {
                 link.dropStandIns()
             }
             return try SessionContext.with(store: id, link: link, isWriter: false) {
-                try link.connection.inReadTransaction { try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
+                try link.connection.running(interruption) {
+                    try link.connection.inReadTransaction { try withBlockMarker(holdsCompletionQueue: holdsCompletionQueue, body) }
+                }
             }
         }
     }

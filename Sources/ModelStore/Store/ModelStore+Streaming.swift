@@ -11,22 +11,30 @@ extension ModelStore {
     /// Inside this store's block on this thread it joins the block, as every read does.
     /// `prepare` runs on the writer first when a table the read uses needs DDL a reader
     /// cannot do (a column the model gained).
-    func streamingRead<T>(prepare: @escaping @Sendable (Session) throws -> Void, _ body: (Session) throws -> T) throws -> T {
+    ///
+    /// `interruption` stops it (a stream's: its task, its time limit); without one, the read
+    /// time limit in force here does. `body` gets the one that applies, nil inside a block
+    /// (the block's applies), to keep the time the caller holds rows out of the limit.
+    func streamingRead<T>(
+        prepare: @escaping @Sendable (Session) throws -> Void, interruption: Interruption? = nil,
+        _ body: (Session, Interruption?) throws -> T
+    ) throws -> T {
         do {
             if let context = SessionContext.current(for: ObjectIdentifier(self)) {
                 if context.isMigrating { throw Self.callInsideMigration() }
                 try context.link.connection.requireOpenTransaction()
-                return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader))
+                return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader), nil)
             }
             try refuseInsideBlock()
+            let interruption = try interruption ?? readInterruption(.read)
             // An empty block: returns once every write submitted before it has committed.
             if !readsSkipBarriers { queue.sync {} }
             do {
-                return try runRead(body)
+                return try runRead({ try body($0, interruption) }, interruption: interruption)
             } catch is NeedsWriter {
                 try write { try prepare($0) }
                 do {
-                    return try runRead(body)
+                    return try runRead({ try body($0, interruption) }, interruption: interruption)
                 } catch is NeedsWriter {
                     // Tables are ready: what still needs the writer is a statement that writes.
                     throw ModelStoreError(
@@ -77,16 +85,32 @@ extension PooledConnection {
 extension ModelStore {
     /// Starts a stream's producer: a thread of its own that reads with `streamingRead` and
     /// hands what `produce` sends to the returned channel, which the consumer drains.
+    ///
+    /// Cancelling the consumer's task, or closing the store, stops the statement the producer
+    /// runs at once (`interruption`); the time limit in force where the stream starts counts
+    /// the time the producer reads, not the time it waits for the consumer.
     func startStream<Row: Sendable>(
         prepare: @escaping @Sendable (Session) throws -> Void,
         produce: @escaping @Sendable (Session, _ send: ([Row]) -> Bool) throws -> Void
     ) -> ChunkChannel<Row> {
-        let channel = ChunkChannel<Row>()
+        let interruption: Interruption
+        do {
+            interruption = Interruption(.stream, limit: try readTimeLimit())
+        } catch {
+            let channel = ChunkChannel<Row>(interruption: Interruption(.stream, limit: nil))
+            channel.finish(throwing: ModelStoreError.wrapping(error))
+            return channel
+        }
+        let channel = ChunkChannel<Row>(interruption: interruption)
         streams.add(channel)
         // A thread, not the queue (a read there holds back later writes) nor the cooperative
         // pool (the producer blocks while the consumer is behind).
         let thread = Thread { [self] in
-            let result = Result { try streamingRead(prepare: prepare) { session in try produce(session) { channel.send($0) } } }
+            let result = Result {
+                try streamingRead(prepare: prepare, interruption: interruption) { session, _ in
+                    try produce(session) { chunk in interruption.excludingFromLimit { channel.send(chunk) } }
+                }
+            }
             streams.remove(channel)
             switch result {
             case .success: channel.finish()
@@ -146,9 +170,12 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
     private var cancelled = false
     private var waiting: CheckedContinuation<[Element]?, any Error>?
     private let capacity: Int
+    /// Stops the producer's statement when the stream is cancelled or closed.
+    let interruption: Interruption
 
-    init(capacity: Int = 2) {
+    init(capacity: Int = 2, interruption: Interruption) {
         self.capacity = capacity
+        self.interruption = interruption
     }
 
     var isCancelled: Bool {
@@ -198,7 +225,8 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
 
     // MARK: Consumer
 
-    /// The next chunk; nil at the end or once cancelled.
+    /// The next chunk; nil at the end. Throws `.cancelled` once the consumer's task is
+    /// cancelled: a loop that stopped early must not look like one that read every row.
     func next() async throws -> [Element]? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Element]?, any Error>) in
@@ -208,14 +236,17 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
                     condition.broadcast()
                     condition.unlock()
                     continuation.resume(returning: chunk)
-                } else if finished {
+                } else if finished, let failure {
                     // (Before `cancelled`: a store that closed under the stream set both, and
                     // the consumer must hear why it ended.)
-                    let failure = self.failure
                     self.failure = nil
                     condition.unlock()
-                    if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
+                    continuation.resume(throwing: failure)
                 } else if cancelled {
+                    // (Before the normal end: the chunks cancelling dropped were rows too.)
+                    condition.unlock()
+                    continuation.resume(throwing: Self.cancelledError())
+                } else if finished {
                     condition.unlock()
                     continuation.resume(returning: nil)
                 } else {
@@ -230,9 +261,9 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
         }
     }
 
-    /// Ends the stream with `error` (the store closed under it): the producer stops at its
-    /// next chunk; the consumer gets the chunks already waiting, then `error`. Nothing
-    /// changes once the producer has finished: its rows are complete.
+    /// Ends the stream with `error` (the store closed under it): the producer stops the
+    /// statement it runs, or at its next chunk; the consumer gets the chunks already waiting,
+    /// then `error`. Nothing changes once the producer has finished: its rows are complete.
     func close(throwing error: any Error) {
         condition.lock()
         guard !finished, !cancelled else { return condition.unlock() }
@@ -243,10 +274,12 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
         self.waiting = nil
         condition.broadcast()
         condition.unlock()
+        interruption.cancel()
         waiting?.resume(throwing: error)
     }
 
-    /// Ends the stream: the producer stops at its next chunk, a waiting consumer gets nil.
+    /// Ends the stream (its task was cancelled, or its loop ended): the producer stops the
+    /// statement it runs, or at its next chunk; a waiting consumer gets `.cancelled`.
     func cancel() {
         condition.lock()
         cancelled = true
@@ -255,6 +288,16 @@ final class ChunkChannel<Element: Sendable>: CancellableChannel, @unchecked Send
         self.waiting = nil
         condition.broadcast()
         condition.unlock()
-        waiting?.resume(returning: nil)
+        interruption.cancel()
+        waiting?.resume(throwing: Self.cancelledError())
+    }
+
+    static func cancelledError() -> ModelStoreError {
+        var error = ModelStoreError(
+            .cancelled,
+            "The stream was cancelled: its task was cancelled, so the rows after those already handed over were not read; its read stopped, and its connection went back to the store at once.",
+            suggestion: Interruption.cancelledSuggestion)
+        error.isInterruption = true
+        return error
     }
 }

@@ -51,11 +51,20 @@ extension ModelStore {
 
     /// Runs `body` as one transaction without blocking the calling task. On a PostgreSQL
     /// store `body` may run more than once, as for `transaction(_:)`.
+    ///
+    /// Cancelling the task before the transaction commits stops the statement it runs and
+    /// rolls the whole transaction back: it throws `.cancelled`, and nothing of it is written.
+    /// A transaction that committed returns normally. (A transaction has no time limit.)
+    ///
+    /// ```swift
+    /// let task = Task { try await store.transaction { try importEverything() } }
+    /// task.cancel()   // the import stops; the store is as it was before it
+    /// ```
     /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
     ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
-    ///   another block of this store).
+    ///   another block of this store), `.cancelled` when its task was cancelled before it committed.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await write { _ in try self.withBlockMarker(body) }
+        try await write(as: .transaction) { _ in try self.withBlockMarker(body) }
     }
 
     /// Runs `body` as a read block: every read on this store inside it sees one consistent
@@ -66,9 +75,12 @@ extension ModelStore {
     ///     (try Snack.findAll(in: store), try Snack.count(in: store))
     /// }
     /// ```
+    ///
+    /// The read time limit (`Configuration.readTimeLimit`, `withReadTimeLimit(_:_:)`) bounds
+    /// the whole block, its own code included; the reads inside run under it.
     /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
     ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
-    ///   another block of this store).
+    ///   another block of this store), `.timedOut` past its time limit.
     public func read<T>(_ body: () throws -> T) throws -> T {
         try readBlock(body)
     }
@@ -92,24 +104,43 @@ extension ModelStore {
             deliverInline(result, on: deliver, to: completion)
             return
         }
+        // The time limit in force here, now; nothing cancels a completion-form call.
+        let interruption: Interruption?
+        do {
+            interruption = try readInterruption(.readBlock)
+        } catch {
+            deliver.async { completion(.failure(error)) }
+            return
+        }
         inFlight.begin()
         (readsSkipBarriers ? DispatchQueue.global() : queue).async {
-            let result = Result { try self.runReadBlock(body) }
+            let result = Result { try self.runReadBlock(body, interruption: interruption) }
             deliver.async { completion(result) }
             self.inFlight.end()
         }
     }
 
-    /// Runs `body` as a read block without blocking the calling task.
+    /// Runs `body` as a read block without blocking the calling task. Cancelling the task
+    /// stops the statement the block runs: the block throws `.cancelled` and its connection
+    /// goes back to the store at once.
+    ///
+    /// ```swift
+    /// let report = Task { try await store.read { try makeReport(store) } }
+    /// report.cancel()
+    /// ```
     /// - Throws: What `body` throws (a transaction then rolls back), or `ModelStoreError` when the block
     ///   cannot begin or end (`.busy`, `.readOnly`, `.closed`, `.reentrancy` from a task started inside
-    ///   another block of this store).
+    ///   another block of this store), `.cancelled` when its task was cancelled, `.timedOut` past its
+    ///   time limit.
     public func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try refuseInsideBlock()
-        inFlight.begin()
-        return try await withCheckedThrowingContinuation { continuation in
+        let interruption = Interruption(.readBlock, limit: try readTimeLimit())
+        return try await interruptibly(interruption) { deliver in
+            inFlight.begin()
             (readsSkipBarriers ? DispatchQueue.global() : queue).async {
-                continuation.resume(with: Result { try self.runReadBlock(body) })
+                if interruption.claim() {
+                    deliver(Result { try self.runReadBlock(body, interruption: interruption) })
+                }
                 self.inFlight.end()
             }
         }

@@ -45,12 +45,32 @@ public final class ModelStore: Sendable {
         /// connection (another process, or another store on the same file) committed:
         /// observers hear of such a commit within about this long. Default: 0.05 seconds.
         public var externalChangePollInterval: TimeInterval
+        /// How long, in seconds, a read may run before it is stopped with `.timedOut`: every
+        /// read — finds, queries, aggregates, searches, raw SQL, read blocks, and streams and
+        /// `forEach` (counting the time spent reading, not the time the loop holds the rows).
+        /// A read past it stops the statement it runs within a millisecond or so and hands its
+        /// connection back to the store at once. `withReadTimeLimit(_:_:)` sets another limit
+        /// (or none) for the calls inside it. Default: nil, no limit.
+        ///
+        /// ```swift
+        /// // A search box: no search may hold a reader for more than two seconds.
+        /// let store = try ModelStore(path: path, configuration: .init(readTimeLimit: 2))
+        /// ```
+        ///
+        /// The limit counts from when the read starts running on its connection: waiting for
+        /// earlier writes or a free reader is not counted. Writes have no time limit: a write
+        /// or transaction runs to its commit (or fails for its own reasons); an `async` one
+        /// stops when its task is cancelled. On PostgreSQL the server's `statement_timeout`
+        /// enforces it for each statement. A value that is not a positive number of seconds
+        /// makes reads throw `.invalidQuery`; `.infinity` is no limit.
+        public var readTimeLimit: TimeInterval?
 
         /// Creates a configuration.
         public init(
             busyTimeout: TimeInterval = 5, maximumReaders: Int = 4, readOrdering: ReadOrdering = .afterEarlierWrites,
             readOnly: Bool = false, migrations: [MigrationStep] = [], backsUpBeforeMigrating: Bool = false,
-            migrationWaitLimit: TimeInterval = 600, externalChangePollInterval: TimeInterval = 0.05
+            migrationWaitLimit: TimeInterval = 600, externalChangePollInterval: TimeInterval = 0.05,
+            readTimeLimit: TimeInterval? = nil
         ) {
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
@@ -60,6 +80,7 @@ public final class ModelStore: Sendable {
             self.backsUpBeforeMigrating = backsUpBeforeMigrating
             self.migrationWaitLimit = migrationWaitLimit
             self.externalChangePollInterval = externalChangePollInterval
+            self.readTimeLimit = readTimeLimit
         }
     }
 

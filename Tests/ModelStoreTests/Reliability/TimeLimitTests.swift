@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+@Suite("Time limits on reads")
+struct TimeLimitTests {
+    private static let limited = ModelStore.Configuration(maximumReaders: 1, readTimeLimit: 0.3)
+
+    /// Expects a read that ended past its limit: `.timedOut` naming the limit, well before
+    /// the minute its statement takes.
+    private func expectTimedOut(
+        _ ended: Ending, limit: String = "0.3 s", _ form: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(ended.code == .timedOut, "\(form)", sourceLocation: sourceLocation)
+        #expect(ended.seconds < 30, "\(form)", sourceLocation: sourceLocation)
+        #expect(ended.error?.message.contains("time limit of \(limit)") == true, "\(form)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aReadPastTheStoresLimitThrowsTimedOutAndFreesItsReaderInEveryForm() async throws {
+        let test = try storeWithOneSnack(Self.limited)
+        let store = test.store
+        try await Article(id: 1, title: "Dark chocolate").save(in: store)
+        // (A condition on an empty table is never evaluated: each table read has a row.)
+        try await Team(id: 1, name: "Reds").save(in: store)
+        let spin: Condition<Snack> = spinning()
+        let raw = SQLStatement(stringLiteral: spinSQL)
+
+        expectTimedOut(ending { _ = try Snack.findAll(where: spin, in: store) }, "findAll")
+        expectReaderFree(store)
+        expectTimedOut(ending { _ = try Snack.filter(spin).count(in: store) }, "query count")
+        expectTimedOut(ending { _ = try Snack.filter(spin).sum(\.price, in: store) }, "sum")
+        expectTimedOut(ending { _ = try Article.search("chocolate", where: spinning(), in: store) }, "search")
+        expectTimedOut(ending { _ = try store.findAll(Int.self, sql: raw) }, "raw findAll")
+        expectTimedOut(ending { _ = try store.read { try Snack.count(where: spin, in: store) } }, "read block")
+        expectTimedOut(ending { try Snack.filter(spin).forEach(in: store) { _ in } }, "forEach")
+        expectTimedOut(ending { try store.forEach(Int.self, sql: raw) { _ in } }, "raw forEach")
+        let ended = ending { _ = try Team.findAll(where: spinning(), loading: .all, in: store) }
+        expectTimedOut(ended, "graph findAll")
+        #expect(ended.error?.sql?.contains("modelstore_spin") == true)
+        #expect(ended.error?.message.contains("Configuration.readTimeLimit") == true)
+        expectReaderFree(store)
+
+        // Completion handlers.
+        var start = Date()
+        var result = await delivered { Snack.findAll(where: spin, in: store, completion: $0) }.map { _ in () }
+        expectTimedOut(
+            Ending(code: result.failureCode, error: result.failure, seconds: Date().timeIntervalSince(start)), "completion findAll")
+        start = Date()
+        result = await delivered { Article.search("chocolate", where: spinning(), in: store, completion: $0) }.map { _ in () }
+        expectTimedOut(
+            Ending(code: result.failureCode, error: result.failure, seconds: Date().timeIntervalSince(start)), "completion search")
+        start = Date()
+        let block = await delivered { store.read({ try Snack.count(where: spin, in: store) }, completion: $0) }
+        #expect(block.failureCode == .timedOut)
+        #expect(Date().timeIntervalSince(start) < 30)
+        expectReaderFree(store)
+
+        // async, streams included.
+        expectTimedOut(await ending { _ = try await Snack.findAll(where: spin, in: store) }, "async findAll")
+        expectTimedOut(await ending { _ = try await Snack.filter(spin).countsGrouped(by: \.name, in: store) }, "async grouped")
+        expectTimedOut(await ending { _ = try await Article.search("chocolate", where: spinning(), in: store) }, "async search")
+        expectTimedOut(await ending { _ = try await store.read { try Snack.count(where: spin, in: store) } }, "async read block")
+        expectTimedOut(await ending { for try await _ in Snack.filter(spin).stream(in: store) {} }, "stream")
+        expectTimedOut(await ending { for try await _ in store.stream(Int.self, sql: raw) {} }, "raw stream")
+        expectReaderFree(store)
+        // Reads within the limit answer as always.
+        #expect(try await Snack.findAll(in: store).count == 1)
+        #expect(try synchronously { try Article.search("chocolate", in: store) }.count == 1)
+    }
+
+    @Test func withReadTimeLimitSetsTheLimitOfTheReadsInsideInEveryForm() async throws {
+        let test = try storeWithOneSnack()
+        let store = test.store
+        let spin: Condition<Snack> = spinning()
+        expectTimedOut(ending { try store.withReadTimeLimit(0.3) { _ = try Snack.findAll(where: spin, in: store) } }, "sync")
+        // A completion call takes the limit in force where it is made.
+        let start = Date()
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, ModelStoreError>, Never>) in
+            do {
+                try store.withReadTimeLimit(0.3) { Snack.count(where: spin, in: store) { continuation.resume(returning: $0) } }
+            } catch {
+                continuation.resume(returning: .failure(ModelStoreError.wrapping(error)))
+            }
+        }
+        expectTimedOut(Ending(code: result.failureCode, error: result.failure, seconds: Date().timeIntervalSince(start)), "completion")
+        expectTimedOut(
+            await ending { try await store.withReadTimeLimit(0.3) { _ = try await Snack.findAll(where: spin, in: store) } }, "async")
+        let ended = await ending {
+            try await store.withReadTimeLimit(0.3) { for try await _ in Snack.filter(spin).stream(in: store) {} }
+        }
+        expectTimedOut(ended, "stream")
+        #expect(ended.error?.message.contains("withReadTimeLimit") == true)
+        // The innermost scope wins; the scope of another store changes nothing here.
+        let other = ModelStore.inMemory()
+        expectTimedOut(
+            ending {
+                try store.withReadTimeLimit(60) {
+                    try other.withReadTimeLimit(60) { try store.withReadTimeLimit(0.3) { _ = try Snack.count(where: spin, in: store) } }
+                }
+            }, "nested")
+        // Outside the scope, no limit: a read of about a second runs to its end.
+        #expect(try synchronously { try Snack.count(where: busyFor(1), in: store) } == 1)
+        expectReaderFree(store)
+    }
+
+    @Test func withReadTimeLimitLiftsOrLengthensTheStoresLimit() async throws {
+        let test = try storeWithOneSnack(.init(maximumReaders: 1, readTimeLimit: 0.2))
+        let store = test.store
+        let second: Condition<Snack> = busyFor(1)
+        expectTimedOut(ending { _ = try Snack.count(where: second, in: store) }, limit: "0.2 s", "store limit")
+        #expect(try store.withReadTimeLimit(nil) { try Snack.count(where: second, in: store) } == 1)
+        #expect(try store.withReadTimeLimit(30) { try Snack.count(where: second, in: store) } == 1)
+        #expect(try await store.withReadTimeLimit(nil) { try await Snack.count(where: second, in: store) } == 1)
+        var rows = 0
+        try await store.withReadTimeLimit(nil) { for try await _ in Snack.filter(second).stream(in: store) { rows += 1 } }
+        #expect(rows == 1)
+    }
+
+    @Test func writesHaveNoTimeLimit() async throws {
+        let test = try storeWithOneSnack(.init(maximumReaders: 1, readTimeLimit: 0.2))
+        let store = test.store
+        let second: Condition<Snack> = busyFor(1)
+        #expect(try synchronously { try Snack.updateAll(where: second, set: [.set(\.name, to: "one")], in: store) } == 1)
+        try synchronously {
+            try store.transaction {
+                #expect(try Snack.count(where: second, in: store) == 1)
+                try Snack(snackId: 2, name: "two").save(in: store)
+            }
+        }
+        #expect(try await Snack.deleteAll(where: second && \.snackId == 2, in: store) == 1)
+        #expect(try await Snack.findAll(in: store).map(\.name) == ["one"])
+    }
+
+    @Test func aStreamsLimitCountsTheTimeSpentReadingNotTheTimeTheLoopHoldsTheRows() async throws {
+        let test = try storeWithOneSnack(.init(maximumReaders: 1, readTimeLimit: 0.5))
+        let store = test.store
+        _ = try await Snack.save((2...600).map { Snack(snackId: $0, name: "s\($0)") }, in: store)
+        // The loops take well over the limit; their reads take a few milliseconds.
+        var streamed = 0
+        for try await _ in Snack.all().stream(in: store) {
+            streamed += 1
+            if streamed.isMultiple(of: 100) { try await Task.sleep(nanoseconds: 200_000_000) }
+        }
+        #expect(streamed == 600)
+        var visited = 0
+        try Snack.all().forEach(in: store) { _ in
+            visited += 1
+            if visited.isMultiple(of: 100) { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        #expect(visited == 600)
+        var raw = 0
+        try store.forEach(Int.self, sql: "SELECT snackId FROM Snack") { _ in
+            raw += 1
+            if raw.isMultiple(of: 100) { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        #expect(raw == 600)
+    }
+
+    @Test func aLimitThatIsNotAPositiveNumberIsRefusedByName() async throws {
+        for bad in [0, -1, Double.nan] {
+            let test = try storeWithOneSnack(.init(readTimeLimit: bad))
+            let ended = ending { _ = try Snack.find(key: 1, in: test.store) }
+            #expect(ended.code == .invalidQuery)
+            #expect(ended.error?.message.contains("Configuration.readTimeLimit") == true)
+            #expect(await ending { _ = try await Snack.findAll(in: test.store) }.code == .invalidQuery)
+            #expect(await ending { for try await _ in Snack.all().stream(in: test.store) {} }.code == .invalidQuery)
+            #expect(ending { _ = try test.store.withReadTimeLimit(bad) { 1 } }.code == .invalidQuery)
+        }
+        // Infinity is no limit.
+        let test = try storeWithOneSnack(.init(readTimeLimit: .infinity))
+        #expect(try await Snack.count(where: busyFor(0.5), in: test.store) == 1)
+    }
+}
+
+extension Result {
+    fileprivate var failure: ModelStoreError? {
+        if case .failure(let error) = self { return error as? ModelStoreError }
+        return nil
+    }
+
+    fileprivate var failureCode: ModelStoreError.Code? { failure?.code }
+}
+
+/// The same promises on every backend: on PostgreSQL the limit is the server's
+/// `statement_timeout` for the call's statements, and cancelling stops the call before its
+/// next statement.
+@Suite("Time limits and cancellation, on every backend", .serialized)
+struct SharedTimeLimitTests {
+    @Test(arguments: Backend.available)
+    func aReadPastItsLimitThrowsTimedOutAndTheStoreServesTheNextRead(_ backend: Backend) async throws {
+        let test = try BackendStore(backend, configuration: .init(readTimeLimit: 0.3))
+        let store = test.store
+        _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: store)
+        let spin: Condition<BKSnack> = spinning()
+        let sync = ending { _ = try BKSnack.findAll(where: spin, in: store) }
+        #expect(sync.code == .timedOut, "\(sync.error?.message ?? "returned")")
+        #expect(sync.seconds < 30)
+        let async = await ending { _ = try await BKSnack.count(where: spin, in: store) }
+        #expect(async.code == .timedOut, "\(async.error?.message ?? "returned")")
+        let block = await ending { _ = try await store.read { try BKSnack.findAll(where: spin, in: store) } }
+        #expect(block.code == .timedOut, "\(block.error?.message ?? "returned")")
+        // The limit is the call's, not the connection's: reads within it answer, and a
+        // write (which has none) is not stopped.
+        #expect(try await BKSnack.findAll(in: store).count == 1)
+        let unlimited = try await store.withReadTimeLimit(nil) { try await BKSnack.count(where: busyFor(0.6), in: store) }
+        #expect(unlimited == 1)
+        _ = try await BKSnack.save((2...300).map { BKSnack(snackId: $0, name: "s\($0)") }, in: store)
+        #expect(try await BKSnack.count(in: store) == 300)
+    }
+
+    @Test(arguments: Backend.available)
+    func cancellingATaskStopsItsRunningReadAndTheStoreServesTheNext(_ backend: Backend) async throws {
+        let test = try BackendStore(backend)
+        let store = test.store
+        _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: store)
+        let spin: Condition<BKSnack> = spinning()
+        for form in ["read", "read block", "transaction"] {
+            let task = Task {
+                await ending {
+                    switch form {
+                    case "read": _ = try await BKSnack.count(where: spin, in: store)
+                    case "read block": _ = try await store.read { try BKSnack.findAll(where: spin, in: store) }
+                    default:
+                        _ = try await store.transaction {
+                            try BKSnack(snackId: 9, name: "written first").save(in: store)
+                            _ = try BKSnack.count(where: spin, in: store)
+                        }
+                    }
+                }
+            }
+            // Well inside the minute-long statement.
+            try await Task.sleep(nanoseconds: 400_000_000)
+            let cancelled = Date()
+            task.cancel()
+            let ended = await task.value
+            #expect(ended.code == .cancelled, "\(form): \(ended.error?.message ?? "returned")")
+            #expect(Date().timeIntervalSince(cancelled) < 30, "\(form)")
+            #expect(try await BKSnack.findAll(in: store).map(\.snackId) == [1], "\(form): nothing written")
+        }
+        if backend == .postgres {
+            // The server stopped the statements too, not only the client's wait for them.
+            let running = try await eventually(10) {
+                try store.findAll(
+                    Int64.self,
+                    sql: "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%modelstore' || '_spin%' AND pid <> pg_backend_pid()"
+                ) == [0]
+            }
+            #expect(running)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aTaskCancelledBeforeItsCallRunsNothingOnEveryBackend(_ backend: Backend) async throws {
+        let test = try BackendStore(backend)
+        let store = test.store
+        _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: store)
+        let codes = await Task { () -> [ModelStoreError.Code?] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return [
+                await ending { _ = try await BKSnack.findAll(in: store) }.code,
+                await ending { _ = try await BKSnack(snackId: 2, name: "two").save(in: store) }.code,
+                await ending { _ = try await store.transaction { try BKSnack(snackId: 3).save(in: store) } }.code,
+            ]
+        }.value
+        #expect(codes == [.cancelled, .cancelled, .cancelled])
+        #expect(try await BKSnack.findAll(in: store).map(\.snackId) == [1])
+    }
+}
