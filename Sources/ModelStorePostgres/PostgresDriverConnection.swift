@@ -25,6 +25,7 @@ final class PostgresDriverConnection: InterruptibleRemoteConnection {
     private var connectedOnce = false
     /// What may stop the call running on this connection (set by the store around the call).
     var interruption: Interruption?
+    var statementTimeout: TimeInterval? { server.statementTimeout }
     private static let logger: Logger = {
         var logger = Logger(label: "ModelStorePostgres")
         logger.logLevel = .critical

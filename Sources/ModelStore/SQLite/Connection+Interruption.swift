@@ -28,14 +28,10 @@ extension Connection {
         } else {
             driver?.interruption = interruption
         }
-        // A server bounds each statement by the time left (SQLite's handler reads the clock).
+        // (Registered before the server's statement timeout is set: a SET that fails — the
+        // connection closed by a cancel, a server restart — must not leave this call's
+        // interruption on a pooled connection for later calls.)
         var timedOnServer = false
-        if let left = interruption.remainingSeconds, left > 0,
-            let setting = dialect.statementTimeout(milliseconds: max(1, Int((left * 1000).rounded(.up))))
-        {
-            try interruption.withoutInterrupting { try execute(setting) }
-            timedOnServer = true
-        }
         defer {
             if remote == nil {
                 csqlite_set_interruption(handle, outer?.state, Self.progressInterval)
@@ -46,6 +42,14 @@ extension Connection {
                 interruption.withoutInterrupting { _ = try? execute(reset) }
             }
             self.interruption = outer
+        }
+        // A server bounds each statement by the time left (SQLite's handler reads the clock),
+        // or by the connection's own statement timeout when that is shorter.
+        if let left = interruption.remainingSeconds, left > 0, left < (driver?.statementTimeout ?? .infinity),
+            let setting = dialect.statementTimeout(milliseconds: max(1, Int((left * 1000).rounded(.up))))
+        {
+            timedOnServer = true
+            try interruption.withoutInterrupting { try execute(setting) }
         }
         let result: T
         do {
@@ -61,6 +65,11 @@ extension Connection {
     /// it: a call stopped half way must still commit or roll back what it began.
     func uninterrupted<T>(_ body: () throws -> T) rethrows -> T {
         guard let interruption else { return try body() }
+        // A server driver stops a statement by closing its connection, which would leave a
+        // COMMIT's outcome unknown: it does not see the interruption meanwhile.
+        let driver = remote as? any InterruptibleRemoteConnection
+        driver?.interruption = nil
+        defer { driver?.interruption = interruption }
         return try interruption.withoutInterrupting(body)
     }
 }

@@ -265,4 +265,7 @@ package final class Interruption: @unchecked Sendable {
 package protocol InterruptibleRemoteConnection: RemoteConnection {
     /// The interruption of the call running on this connection, nil between calls.
     var interruption: Interruption? { get set }
+    /// The time limit the connection puts on every statement itself, if any (a read's time
+    /// limit is set on the server only when it is shorter).
+    var statementTimeout: TimeInterval? { get }
 }

@@ -26,7 +26,9 @@ extension ModelStore {
     ///   written; `.closed` or `.noStore`; `.busy`.
     public func backup(to path: String, replacingExisting: Bool = false) throws {
         let destination = try backupDestination(path, replacingExisting: replacingExisting)
-        try read { session in try Self.writeBackup(of: session, to: destination) }
+        // No read time limit: SQLite's backup copies pages without running statements, so a
+        // limit could only fail a backup after its file was in place.
+        try withReadTimeLimit(nil) { try read { session in try Self.writeBackup(of: session, to: destination) } }
     }
 
     /// `backup(to:replacingExisting:)`, delivered later on the completion queue.
@@ -43,14 +45,24 @@ extension ModelStore {
         } catch {
             preconditionFailure("backupDestination throws only ModelStoreError")
         }
-        read({ session in try Self.writeBackup(of: session, to: destination) }, completion: completion)
+        // (No read time limit, as for the synchronous form.)
+        _ = try? withReadTimeLimit(nil) {
+            read({ session in try Self.writeBackup(of: session, to: destination) }, completion: completion)
+        }
     }
 
-    /// `backup(to:replacingExisting:)` without blocking the calling task.
+    /// `backup(to:replacingExisting:)` without blocking the calling task. A backup that
+    /// started runs to its end even when the task is cancelled (the copy cannot be stopped
+    /// half way without leaving a file), and has no read time limit.
     /// - Throws: as `backup(to:replacingExisting:)`.
     public func backup(to path: String, replacingExisting: Bool = false) async throws {
         let destination = try backupDestination(path, replacingExisting: replacingExisting)
-        try await read { session in try Self.writeBackup(of: session, to: destination) }
+        try refuseInsideBlock()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            _ = try? withReadTimeLimit(nil) {
+                read({ session in try Self.writeBackup(of: session, to: destination) }) { continuation.resume(with: $0.mapError { $0 }) }
+            }
+        }
     }
 
     /// The checked destination path (expanded, with its directory resolved).

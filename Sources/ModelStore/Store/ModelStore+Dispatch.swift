@@ -39,8 +39,11 @@ extension ModelStore {
                 }
                 return try queue.sync { try runRead(body, recorder: recorder, interruption: interruption) }
             } catch is NeedsWriter {
-                // A table needs extending first: only the writer may do that.
-                return try queue.sync(flags: .barrier) { try runWriteRetrying(body, recorder: recorder, interruption: interruption) }
+                // A table needs extending first, an index rebuilding or the SQL writes: only the
+                // writer may do that. It runs to its end, without the read's time limit or
+                // cancellation: what it writes commits, and must never be reported as stopped
+                // (nor a rebuild stopped by every limited read, and never finished).
+                return try queue.sync(flags: .barrier) { try runWriteRetrying(body, recorder: recorder) }
             }
         } catch {
             throw attributed(error)
@@ -275,9 +278,10 @@ extension ModelStore {
             do {
                 finish(.success(try self.runRead(body, recorder: recorder, interruption: interruption)))
             } catch is NeedsWriter {
+                // (On the writer, to its end: see `read(_:)`.)
                 self.queue.async(flags: .barrier) {
                     finish(
-                        Result { try self.runWriteRetrying(body, recorder: recorder, interruption: interruption) }.mapError(self.attributed)
+                        Result { try self.runWriteRetrying(body, recorder: recorder) }.mapError(self.attributed)
                     )
                 }
             } catch {

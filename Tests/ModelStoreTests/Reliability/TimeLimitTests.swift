@@ -210,7 +210,9 @@ struct SharedTimeLimitTests {
 
     @Test(arguments: Backend.available)
     func cancellingATaskStopsItsRunningReadAndTheStoreServesTheNext(_ backend: Backend) async throws {
-        let test = try BackendStore(backend)
+        // One reader, and a (long) limit: the same connection serves every read after the
+        // cancelled ones, and on a server each limited read sets and resets its timeout.
+        let test = try BackendStore(backend, configuration: .init(maximumReaders: 1, readTimeLimit: 600))
         let store = test.store
         _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: store)
         let spin: Condition<BKSnack> = spinning()
@@ -236,6 +238,8 @@ struct SharedTimeLimitTests {
             #expect(ended.code == .cancelled, "\(form): \(ended.error?.message ?? "returned")")
             #expect(Date().timeIntervalSince(cancelled) < 30, "\(form)")
             #expect(try await BKSnack.findAll(in: store).map(\.snackId) == [1], "\(form): nothing written")
+            let unlimited = try await store.withReadTimeLimit(nil) { try await BKSnack.count(in: store) }
+            #expect(unlimited == 1, "\(form): a read without a limit on the same reader")
         }
         if backend == .postgres {
             // The server stopped the statements too, not only the client's wait for them.
