@@ -163,18 +163,9 @@ struct PostgresReliabilityTests {
         _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: test.store)
         let second = try test.another()
         defer { try? second.close() }
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let store = test.store
         let elapsed = try await offThePool { () -> TimeInterval in
-            DispatchQueue.global().async {
-                try? store.transaction {
-                    try BKSnack(snackId: 1, name: "held").save(in: store)
-                    holding.signal()
-                    _ = release.wait(timeout: .now() + 30)
-                }
-            }
-            holding.wait()
+            let release = holdingSnackOne(in: store)
             defer { release.signal() }
             let start = Date()
             try BKSnack(snackId: 2, name: "two").save(in: second)
@@ -249,18 +240,9 @@ struct PostgresReliabilityTests {
         let impatient = try ModelStore(postgres: server, configuration: .init(busyTimeout: 1))
         defer { try? impatient.close() }
         _ = try await BKSnack.count(in: impatient)
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let store = test.store
         let (elapsed, error) = try await offThePool { () -> (TimeInterval, ModelStoreError?) in
-            DispatchQueue.global().async {
-                try? store.transaction {
-                    try BKSnack(snackId: 1, name: "held").save(in: store)
-                    holding.signal()
-                    _ = release.wait(timeout: .now() + 30)
-                }
-            }
-            holding.wait()
+            let release = holdingSnackOne(in: store)
             defer { release.signal() }
             let start = Date()
             do {
@@ -521,4 +503,20 @@ final class PrivateCluster: Sendable {
         }
         return String(decoding: printed, as: UTF8.self)
     }
+}
+
+/// Starts a transaction on `store` that writes snack 1 and holds its row lock until the
+/// returned semaphore is signalled (or 30 s pass); returns once the lock is held.
+private func holdingSnackOne(in store: ModelStore) -> DispatchSemaphore {
+    let holding = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        try? store.transaction {
+            try BKSnack(snackId: 1, name: "held").save(in: store)
+            holding.signal()
+            _ = release.wait(timeout: .now() + 30)
+        }
+    }
+    holding.wait()
+    return release
 }
