@@ -15,7 +15,7 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "ModelStore")
-LAYERS = ["Support", "SQLite", "Coding", "Schema", "Migration", "Query", "Store", "Engine", "Relationships", "Operations", "API"]
+LAYERS = ["Support", "Database", "Coding", "Schema", "Migration", "Query", "Store", "Engine", "Relationships", "Operations", "API"]
 
 # (file relative to Sources/ModelStore, type it uses from above): why it is still allowed.
 ALLOWED: dict = {}
