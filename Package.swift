@@ -1,7 +1,11 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
-// The library depends on nothing but the system SQLite (`libsqlite3-dev` on Linux).
+// The library depends on nothing but the system SQLite (`libsqlite3-dev` on Linux). PostgreSQL is
+// the package trait `PostgreSQL`, off by default: without it SwiftPM resolves, fetches and builds
+// nothing of postgres-nio (a program that depends on `ModelStore` pays nothing for the server).
+// Turn it on with `.package(url: …, from: …, traits: ["PostgreSQL"])`, or `--traits PostgreSQL`
+// on the command line (`swift test --traits PostgreSQL` runs the suite's PostgreSQL half).
 let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
@@ -11,18 +15,24 @@ let package = Package(
     platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
-        // The same models on a PostgreSQL server, through vapor/postgres-nio. A separate
-        // product: a program that uses only `ModelStore` never compiles postgres-nio.
+        // The same models on a PostgreSQL server, through vapor/postgres-nio. Empty unless the
+        // `PostgreSQL` trait is on.
         .library(name: "ModelStorePostgres", targets: ["ModelStorePostgres"]),
         .executable(name: "demo", targets: ["Demo"]),
         .executable(name: "importer", targets: ["Importer"]),
         .executable(name: "async-tour", targets: ["AsyncTour"]),
     ],
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "The ModelStorePostgres product: the same models on a PostgreSQL server, through postgres-nio."
+        )
+    ],
     // Only for `swift package generate-documentation` (the DocC catalog); no target depends on
     // it, so a program using ModelStore compiles nothing of it.
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // Only ModelStorePostgres depends on it.
+        // Only ModelStorePostgres depends on it, and only with the PostgreSQL trait on.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
@@ -37,7 +47,10 @@ let package = Package(
         ),
         .target(
             name: "ModelStorePostgres",
-            dependencies: ["ModelStore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "ModelStore",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
             swiftSettings: strictSwift
         ),
         .executableTarget(

@@ -20,7 +20,8 @@ let package = Package(
     name: "ModelStoreBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // The PostgreSQL trait brings ModelStorePostgres, for postgres-bench.
+        .package(path: "..", traits: ["PostgreSQL"]),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ]

@@ -1,133 +1,136 @@
-import Foundation
-import ModelStore
-import PostgresNIO
+#if PostgreSQL
+    import Foundation
+    import ModelStore
+    import PostgresNIO
 
-/// Where a PostgreSQL server is and how to log in: what `ModelStore(postgres:)` connects to.
-///
-/// ```swift
-/// let local = try PostgresConfiguration(url: "postgres://app@localhost:5432/shop")
-/// let socket = PostgresConfiguration(socketPath: "/run/postgresql/.s.PGSQL.5432", username: "app", database: "shop")
-/// ```
-///
-/// TLS is off: for a server on this machine or a private network. A server across an open
-/// network needs TLS; `PostgresConfiguration(connection:)` takes postgres-nio's own
-/// configuration, TLS included.
-public struct PostgresConfiguration: Sendable {
-    /// postgres-nio's configuration of each connection.
-    public var connection: PostgresConnection.Configuration
-    /// Where the server is, for messages (never the password).
-    public var description: String
-    /// The schema the store's tables live in, created when missing; nil for the login's
-    /// default (`public`). Several stores, or applications, can share one database this way.
-    public var schema: String?
-    /// The longest a statement may run on the server (PostgreSQL's `statement_timeout`); nil,
-    /// the default, for no limit. A statement past it fails and its call throws; the client
-    /// also gives up on a connection that stays silent this long and a little more, so a
-    /// network that drops a server without closing the connection cannot hold a call forever.
+    /// Where a PostgreSQL server is and how to log in: what `ModelStore(postgres:)` connects to.
     ///
     /// ```swift
-    /// var server = try PostgresConfiguration(url: "postgres://app@db.internal/shop")
-    /// server.statementTimeout = 30
-    /// ```
-    public var statementTimeout: TimeInterval?
-
-    /// The name the server shows for the store's connections (`application_name` in
-    /// `pg_stat_activity`). Default: "ModelStore".
-    public var applicationName = "ModelStore"
-
-    /// How long connecting may take before it fails (`.cannotOpen` while a store opens,
-    /// `.connectionLost` later). Default: 10 seconds.
-    public var connectTimeout: TimeInterval {
-        get { TimeInterval(connection.options.connectTimeout.nanoseconds) / 1e9 }
-        set { connection.options.connectTimeout = .milliseconds(Int64((newValue * 1000).rounded())) }
-    }
-
-    /// Connects as `username` to `database` on `host` and `port`, without TLS.
-    public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
-        self.connection = .init(host: host, port: port, username: username, password: password, database: database, tls: .disable)
-        self.description = "postgres://\(username)@\(host):\(port)/\(database)"
-    }
-
-    /// Connects through the server's Unix-domain socket file (`…/.s.PGSQL.5432`).
-    public init(socketPath: String, username: String, password: String? = nil, database: String) {
-        self.connection = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
-        self.description = "postgres://\(username)@\(socketPath)/\(database)"
-    }
-
-    /// Takes postgres-nio's configuration as it is (TLS, timeouts, options).
-    public init(connection: PostgresConnection.Configuration, description: String) {
-        self.connection = connection
-        self.description = description
-    }
-
-    /// Parses a connection URL: `postgres://user:password@host:port/database`. A `host`
-    /// query item naming a directory connects through the socket in it, as libpq does
-    /// (`postgres://app@localhost:5432/shop?host=/var/run/postgresql`).
-    ///
-    /// - Throws: `ModelStoreError` `.cannotOpen` naming what the URL lacks.
-    public init(url: String) throws {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-            throw ModelStoreError(
-                .cannotOpen, "\(url) is not a PostgreSQL URL.", suggestion: "Write it as postgres://user:password@host:port/database.")
-        }
-        let database = String(components.path.drop(while: { $0 == "/" }))
-        guard let username = components.user, !username.isEmpty, !database.isEmpty else {
-            throw ModelStoreError(
-                .cannotOpen, "The PostgreSQL URL \(Self.hidingPassword(url)) names no user or no database.",
-                suggestion: "Write it as postgres://user:password@host:port/database.")
-        }
-        let port = components.port ?? 5432
-        let password = components.password
-        if let directory = components.queryItems?.first(where: { $0.name == "host" })?.value, directory.hasPrefix("/") {
-            self.init(socketPath: directory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
-        } else {
-            self.init(host: components.host ?? "localhost", port: port, username: username, password: password, database: database)
-        }
-        // libpq's spelling: seconds.
-        if let seconds = components.queryItems?.first(where: { $0.name == "connect_timeout" })?.value.flatMap(Double.init), seconds > 0 {
-            connectTimeout = seconds
-        }
-    }
-
-    private static func hidingPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "•••"
-        return components.string ?? url
-    }
-}
-
-extension ModelStore {
-    /// Opens a store on a PostgreSQL server: the same models and calls as on SQLite.
-    ///
-    /// ```swift
-    /// ModelStore.default = try ModelStore(postgres: "postgres://app@localhost:5432/shop")
-    /// try Snack(snackId: 1, name: "Plum").save()     // unchanged
+    /// let local = try PostgresConfiguration(url: "postgres://app@localhost:5432/shop")
+    /// let socket = PostgresConfiguration(socketPath: "/run/postgresql/.s.PGSQL.5432", username: "app", database: "shop")
     /// ```
     ///
-    /// The store keeps up to `configuration.maximumReaders` reading connections and one
-    /// writing connection, opened as they are needed; it connects once at once, so a wrong
-    /// address or password fails here.
-    ///
-    /// - Throws: `ModelStoreError` `.cannotOpen` when the URL is malformed or the server
-    ///   cannot be reached or refuses the login.
-    public convenience init(postgres url: String, configuration: Configuration = Configuration()) throws {
-        try self.init(postgres: PostgresConfiguration(url: url), configuration: configuration)
+    /// TLS is off: for a server on this machine or a private network. A server across an open
+    /// network needs TLS; `PostgresConfiguration(connection:)` takes postgres-nio's own
+    /// configuration, TLS included.
+    public struct PostgresConfiguration: Sendable {
+        /// postgres-nio's configuration of each connection.
+        public var connection: PostgresConnection.Configuration
+        /// Where the server is, for messages (never the password).
+        public var description: String
+        /// The schema the store's tables live in, created when missing; nil for the login's
+        /// default (`public`). Several stores, or applications, can share one database this way.
+        public var schema: String?
+        /// The longest a statement may run on the server (PostgreSQL's `statement_timeout`); nil,
+        /// the default, for no limit. A statement past it fails and its call throws; the client
+        /// also gives up on a connection that stays silent this long and a little more, so a
+        /// network that drops a server without closing the connection cannot hold a call forever.
+        ///
+        /// ```swift
+        /// var server = try PostgresConfiguration(url: "postgres://app@db.internal/shop")
+        /// server.statementTimeout = 30
+        /// ```
+        public var statementTimeout: TimeInterval?
+
+        /// The name the server shows for the store's connections (`application_name` in
+        /// `pg_stat_activity`). Default: "ModelStore".
+        public var applicationName = "ModelStore"
+
+        /// How long connecting may take before it fails (`.cannotOpen` while a store opens,
+        /// `.connectionLost` later). Default: 10 seconds.
+        public var connectTimeout: TimeInterval {
+            get { TimeInterval(connection.options.connectTimeout.nanoseconds) / 1e9 }
+            set { connection.options.connectTimeout = .milliseconds(Int64((newValue * 1000).rounded())) }
+        }
+
+        /// Connects as `username` to `database` on `host` and `port`, without TLS.
+        public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
+            self.connection = .init(host: host, port: port, username: username, password: password, database: database, tls: .disable)
+            self.description = "postgres://\(username)@\(host):\(port)/\(database)"
+        }
+
+        /// Connects through the server's Unix-domain socket file (`…/.s.PGSQL.5432`).
+        public init(socketPath: String, username: String, password: String? = nil, database: String) {
+            self.connection = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
+            self.description = "postgres://\(username)@\(socketPath)/\(database)"
+        }
+
+        /// Takes postgres-nio's configuration as it is (TLS, timeouts, options).
+        public init(connection: PostgresConnection.Configuration, description: String) {
+            self.connection = connection
+            self.description = description
+        }
+
+        /// Parses a connection URL: `postgres://user:password@host:port/database`. A `host`
+        /// query item naming a directory connects through the socket in it, as libpq does
+        /// (`postgres://app@localhost:5432/shop?host=/var/run/postgresql`).
+        ///
+        /// - Throws: `ModelStoreError` `.cannotOpen` naming what the URL lacks.
+        public init(url: String) throws {
+            guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+                throw ModelStoreError(
+                    .cannotOpen, "\(url) is not a PostgreSQL URL.", suggestion: "Write it as postgres://user:password@host:port/database.")
+            }
+            let database = String(components.path.drop(while: { $0 == "/" }))
+            guard let username = components.user, !username.isEmpty, !database.isEmpty else {
+                throw ModelStoreError(
+                    .cannotOpen, "The PostgreSQL URL \(Self.hidingPassword(url)) names no user or no database.",
+                    suggestion: "Write it as postgres://user:password@host:port/database.")
+            }
+            let port = components.port ?? 5432
+            let password = components.password
+            if let directory = components.queryItems?.first(where: { $0.name == "host" })?.value, directory.hasPrefix("/") {
+                self.init(socketPath: directory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
+            } else {
+                self.init(host: components.host ?? "localhost", port: port, username: username, password: password, database: database)
+            }
+            // libpq's spelling: seconds.
+            if let seconds = components.queryItems?.first(where: { $0.name == "connect_timeout" })?.value.flatMap(Double.init), seconds > 0
+            {
+                connectTimeout = seconds
+            }
+        }
+
+        private static func hidingPassword(_ url: String) -> String {
+            guard var components = URLComponents(string: url), components.password != nil else { return url }
+            components.password = "•••"
+            return components.string ?? url
+        }
     }
 
-    /// Opens a store on the PostgreSQL server `server` describes.
-    /// - Throws: `ModelStoreError` `.cannotOpen` when the server cannot be reached or refuses the login.
-    public convenience init(postgres server: PostgresConfiguration, configuration: Configuration = Configuration()) throws {
-        try self.init(remote: PostgresOpener(server: server), configuration: configuration)
+    extension ModelStore {
+        /// Opens a store on a PostgreSQL server: the same models and calls as on SQLite.
+        ///
+        /// ```swift
+        /// ModelStore.default = try ModelStore(postgres: "postgres://app@localhost:5432/shop")
+        /// try Snack(snackId: 1, name: "Plum").save()     // unchanged
+        /// ```
+        ///
+        /// The store keeps up to `configuration.maximumReaders` reading connections and one
+        /// writing connection, opened as they are needed; it connects once at once, so a wrong
+        /// address or password fails here.
+        ///
+        /// - Throws: `ModelStoreError` `.cannotOpen` when the URL is malformed or the server
+        ///   cannot be reached or refuses the login.
+        public convenience init(postgres url: String, configuration: Configuration = Configuration()) throws {
+            try self.init(postgres: PostgresConfiguration(url: url), configuration: configuration)
+        }
+
+        /// Opens a store on the PostgreSQL server `server` describes.
+        /// - Throws: `ModelStoreError` `.cannotOpen` when the server cannot be reached or refuses the login.
+        public convenience init(postgres server: PostgresConfiguration, configuration: Configuration = Configuration()) throws {
+            try self.init(remote: PostgresOpener(server: server), configuration: configuration)
+        }
     }
-}
 
-/// Opens the connections of a PostgreSQL store.
-struct PostgresOpener: RemoteOpener {
-    let server: PostgresConfiguration
+    /// Opens the connections of a PostgreSQL store.
+    struct PostgresOpener: RemoteOpener {
+        let server: PostgresConfiguration
 
-    var description: String { server.description }
+        var description: String { server.description }
 
-    func open(_ settings: RemoteConnectionSettings) throws -> any RemoteConnection {
-        try PostgresDriverConnection(server: server, settings: settings)
+        func open(_ settings: RemoteConnectionSettings) throws -> any RemoteConnection {
+            try PostgresDriverConnection(server: server, settings: settings)
+        }
     }
-}
+#endif

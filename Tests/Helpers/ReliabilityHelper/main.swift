@@ -36,7 +36,9 @@
 //                                              workers' keys) and prints "done"
 import Foundation
 import ModelStore
-import ModelStorePostgres
+#if PostgreSQL
+    import ModelStorePostgres
+#endif
 import ReliabilityFixtures
 
 /// Writes a line straight to the pipe, unbuffered, so the test sees it at once.
@@ -129,47 +131,52 @@ guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock|migrate|count-and-exit <path>\n".utf8))
     exit(2)
 }
-func tally(_ argument: String) throws {
-    let parts = argument.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-    var server = try PostgresConfiguration(url: parts[0])
-    server.schema = parts[1]
-    let worker = Int(parts[2])!
-    let store = try ModelStore(postgres: server)
-    say("ready")
-    _ = readLine()
-    for round in 1...Tally.rounds {
-        // Batches through the set-based path, and in odd rounds single saves inside a
-        // transaction as well, so both merge paths race the other processes.
-        _ = try Tally.save(Tally.shared(worker: worker, round: round), in: store)
-        if round % 2 == 1 {
-            try store.transaction {
-                for tally in Tally.shared(worker: worker, round: round).prefix(40) { try tally.save(in: store) }
+#if PostgreSQL
+    func tally(_ argument: String) throws {
+        let parts = argument.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        var server = try PostgresConfiguration(url: parts[0])
+        server.schema = parts[1]
+        let worker = Int(parts[2])!
+        let store = try ModelStore(postgres: server)
+        say("ready")
+        _ = readLine()
+        for round in 1...Tally.rounds {
+            // Batches through the set-based path, and in odd rounds single saves inside a
+            // transaction as well, so both merge paths race the other processes.
+            _ = try Tally.save(Tally.shared(worker: worker, round: round), in: store)
+            if round % 2 == 1 {
+                try store.transaction {
+                    for tally in Tally.shared(worker: worker, round: round).prefix(40) { try tally.save(in: store) }
+                }
             }
+            _ = try Tally.save(Tally.own(worker: worker, round: round), in: store)
         }
-        _ = try Tally.save(Tally.own(worker: worker, round: round), in: store)
+        try store.close()
+        say("done")
     }
-    try store.close()
-    say("done")
-}
+
+#endif
 
 do {
-    if arguments[1] == "terminations" {
-        let argument = arguments[2]
-        let finished = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
-        // Detached: top-level code runs on the main actor, whose thread waits below.
-        Task.detached {
-            do { try await terminations(argument) } catch { failure.error = error }
-            finished.signal()
+    #if PostgreSQL
+        if arguments[1] == "terminations" {
+            let argument = arguments[2]
+            let finished = DispatchSemaphore(value: 0)
+            let failure = FailureBox()
+            // Detached: top-level code runs on the main actor, whose thread waits below.
+            Task.detached {
+                do { try await terminations(argument) } catch { failure.error = error }
+                finished.signal()
+            }
+            finished.wait()
+            if let error = failure.error { throw error }
+            exit(0)
         }
-        finished.wait()
-        if let error = failure.error { throw error }
-        exit(0)
-    }
-    if arguments[1] == "transfers" {
-        try transfers(arguments[2])
-        exit(0)
-    }
+        if arguments[1] == "transfers" {
+            try transfers(arguments[2])
+            exit(0)
+        }
+    #endif
     if arguments[1] == "no-descriptors" {
         try openWithoutDescriptors(path: arguments[2])
         exit(0)
@@ -178,10 +185,12 @@ do {
         try endedTransaction(path: arguments[2], cause: arguments[3])
         exit(0)
     }
-    if arguments[1] == "tally" {
-        try tally(arguments[2])
-        exit(0)
-    }
+    #if PostgreSQL
+        if arguments[1] == "tally" {
+            try tally(arguments[2])
+            exit(0)
+        }
+    #endif
     if arguments[1] == "migrate" {
         say("opening")
         let store = try ModelStore(path: arguments[2], configuration: .init(migrations: MigratingParcels.steps))

@@ -1,6 +1,8 @@
 import Foundation
 import ModelStore
-import ModelStorePostgres
+#if PostgreSQL
+    import ModelStorePostgres
+#endif
 import Testing
 
 /// The backends the shared behaviour suite runs on: one test body, two stores.
@@ -24,9 +26,20 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         ProcessInfo.processInfo.environment["MODELSTORE_REQUIRE_POSTGRES"] == "1"
     }
 
+    /// Whether this build has the PostgreSQL trait (`swift test --traits PostgreSQL`).
+    static var postgresBuilt: Bool {
+        #if PostgreSQL
+            true
+        #else
+            false
+        #endif
+    }
+
     /// The backends to run: SQLite always, PostgreSQL when there is (or must be) a server.
+    /// A build without the trait with `MODELSTORE_REQUIRE_POSTGRES=1` still lists it, so the
+    /// PostgreSQL half fails (it cannot run) instead of vanishing.
     static var available: [Backend] {
-        postgresURL != nil || postgresRequired ? [.sqlite, .postgres] : [.sqlite]
+        postgresURL != nil && postgresBuilt || postgresRequired ? [.sqlite, .postgres] : [.sqlite]
     }
 }
 
@@ -45,16 +58,22 @@ final class BackendStore: Sendable {
             store = ModelStore.inMemory(configuration: configuration)
             schema = nil
         case .postgres:
-            guard let url = Backend.postgresURL else {
+            #if !PostgreSQL
                 throw ModelStoreError(
-                    .cannotOpen, "MODELSTORE_REQUIRE_POSTGRES=1 but MODELSTORE_POSTGRES_URL names no server.",
-                    suggestion: "Start one with scripts/postgres-cluster.sh start DIR and export the URL it prints.")
-            }
-            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-            var server = try PostgresConfiguration(url: url)
-            server.schema = String(name)
-            store = try ModelStore(postgres: server, configuration: configuration)
-            schema = String(name)
+                    .cannotOpen, "These tests were built without the PostgreSQL trait.",
+                    suggestion: "Run `swift test --traits PostgreSQL`.")
+            #else
+                guard let url = Backend.postgresURL else {
+                    throw ModelStoreError(
+                        .cannotOpen, "MODELSTORE_REQUIRE_POSTGRES=1 but MODELSTORE_POSTGRES_URL names no server.",
+                        suggestion: "Start one with scripts/postgres-cluster.sh start DIR and export the URL it prints.")
+                }
+                let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+                var server = try PostgresConfiguration(url: url)
+                server.schema = String(name)
+                store = try ModelStore(postgres: server, configuration: configuration)
+                schema = String(name)
+            #endif
         }
     }
 
@@ -63,9 +82,13 @@ final class BackendStore: Sendable {
         switch backend {
         case .sqlite: throw ModelStoreError(.invalidQuery, "in-memory SQLite stores are private")
         case .postgres:
-            var server = try PostgresConfiguration(url: Backend.postgresURL!)
-            server.schema = schema
-            return try ModelStore(postgres: server)
+            #if PostgreSQL
+                var server = try PostgresConfiguration(url: Backend.postgresURL!)
+                server.schema = schema
+                return try ModelStore(postgres: server)
+            #else
+                throw ModelStoreError(.cannotOpen, "These tests were built without the PostgreSQL trait.")
+            #endif
         }
     }
 
@@ -74,16 +97,22 @@ final class BackendStore: Sendable {
 
     deinit {
         try? store.close()
-        if let schema, let url = Backend.postgresURL, let server = try? PostgresConfiguration(url: url),
-            let admin = try? ModelStore(postgres: server)
-        {
-            _ = try? admin.execute(SQLStatement(stringLiteral: "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"))
-            try? admin.close()
-        }
+        #if PostgreSQL
+            if let schema, let url = Backend.postgresURL, let server = try? PostgresConfiguration(url: url),
+                let admin = try? ModelStore(postgres: server)
+            {
+                _ = try? admin.execute(SQLStatement(stringLiteral: "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"))
+                try? admin.close()
+            }
+        #endif
     }
 }
 
 @Test func postgresSuiteRanOrSaysWhy() throws {
+    if !Backend.postgresBuilt && !Backend.postgresRequired {
+        print("◇ The PostgreSQL half of the shared behaviour suite did not run: run `swift test --traits PostgreSQL`.")
+        return
+    }
     if Backend.postgresURL == nil && !Backend.postgresRequired {
         // Not a failure: a machine without a server runs the SQLite half of the suite.
         print(

@@ -1,5 +1,4 @@
 import Foundation
-import ModelStorePostgres
 import Testing
 @testable import ModelStore
 

@@ -1,5 +1,4 @@
 import Foundation
-import ModelStorePostgres
 import ReliabilityFixtures
 import Testing
 @testable import ModelStore
