@@ -1,109 +1,1085 @@
 #!/usr/bin/env python3
-"""Fails when a file of the ModelStore library uses a type declared in a layer above its own.
+"""Fails when a file of the ModelStore library uses what a layer above its own declares.
 
 The layers, lowest first, are the folders of Sources/ModelStore (see docs/ARCHITECTURE.md).
-A file may use what its own folder and the folders below declare. The check reads the
-sources as text: it collects the type names (struct, class, enum, protocol, actor, typealias)
-and the function names of files that extend `Session`, then looks for those type names as
-whole words, and for calls of those functions that no lower folder declares, in the code of every file of a lower
-folder (comments and string literals removed). Known exceptions, each a debt with a
-reason, are listed in ALLOWED; an exception that no longer occurs is an error too, so the list
-only shrinks.
+A file may use what its own folder and the folders below declare, and only `Database/`, the
+layer that wraps SQLite's C API, may import `ModelStoreCSQLite` or name its symbols
+(`sqlite3_*`, `SQLITE_*`, the shims' `csqlite_*`).
+
+The check reads the sources as text, without comments and string literals (the code of a
+string's interpolations is kept), as tokens. It collects, with the layer of the file that
+declares each:
+
+- types (struct, class, enum, protocol, actor, typealias, associatedtype), nested types as
+  members of the type around them;
+- members per type: functions, properties (stored, computed, static), enum cases and nested
+  types, declared in the type's body or in any `extension` of it, in whatever layer the
+  extension sits;
+- top-level functions, variables and constants.
+
+A `private` or `fileprivate` declaration (or one in a `private extension`) is seen only by
+its own file. Then it looks at every use:
+
+- a type name, bare or `@Wrapper`;
+- `receiver.member` (calls and properties alike; receivers `s.`, `$0.`, `self.`, `x?.`,
+  `Type.`, chains, key paths `\\Type.member` and `\\.member`, implicit `.member`);
+- a bare name inside a type or extension (an implicit `self.member`) or a top-level name.
+
+A member is looked up on the receiver's type when the check can tell it: `Type.member`,
+`self.member` and bare members inside an extension or body of that type, parameters and
+locals declared `x: Type` or `= Type(`, stored properties declared so, and chains of these.
+Otherwise it is looked up by name among the members of every type. A use whose every
+declaration lies in a layer above the file's is a violation (so a lower overload cannot mask
+an upper one once the receiver's type is known). A name declared both at or below the file's
+layer and above it (or one Swift, Foundation or Dispatch also declare: PLATFORM_NAMES), whose
+receiver the check cannot type, is ambiguous: it reports nothing for it, but prints how many
+such uses there were, so the blind spot stays visible.
+
+Known exceptions, each a debt with a reason, are listed in ALLOWED; an exception that no
+longer occurs is an error too, so the list only shrinks.
+
+`--self-test` plants one violation of each kind in small trees in a temporary directory,
+and fails unless each is caught and a clean tree passes.
 """
 import os
 import re
 import sys
+import tempfile
+import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "ModelStore")
 LAYERS = ["Support", "Database", "Coding", "Schema", "Migration", "Query", "Store", "Engine", "Relationships", "Operations", "API"]
+# The one layer that may import the C module and name its symbols.
+C_LAYER = "Database"
+C_MODULE = "ModelStoreCSQLite"
+C_SYMBOL = re.compile(r"^(?:sqlite3\w*|SQLITE_\w+|csqlite_\w+)$")
+# Modules the library must never import, wherever the file sits.
+FORBIDDEN_IMPORTS = {"ModelStorePostgres"}
 
-# (file relative to Sources/ModelStore, type it uses from above): why it is still allowed.
+# (file relative to Sources/ModelStore, name it uses from above): why it is still allowed.
+# The name is a type, a member or function name, `import ModelStoreCSQLite`, or a C API
+# symbol.
 ALLOWED: dict = {}
 
-FUNCTION = re.compile(r"\bfunc\s+([a-z][A-Za-z0-9_]*)")
+# Member and function names that Swift, Foundation or Dispatch also declare (only those that
+# some ModelStore declaration shares). A use of one whose receiver the check cannot type may
+# be the platform's, so it is counted as ambiguous rather than reported. The first part is
+# what `--platform-names` prints for the toolchain's Swift, _Concurrency, _StringProcessing,
+# Synchronization and Glibc interfaces; the second is chosen by hand, as Linux toolchains
+# ship Foundation and Dispatch without an interface (and tuple labels are no declarations).
+# When a new declaration shares a platform name and the check reports a use of the
+# platform's, regenerate or add the name here.
+PLATFORM_NAMES = set("""
+    Context Iterator Kind Storage add all allKeys any append appendInterpolation appendLiteral applying
+    arguments assign base bool cancel cancelled capacity clear codingPath components container contains
+    context copy count current currentIndex decode decodeIfPresent decodeNil delete description double
+    drop eager element empty encode encodeNil end equal error exactly failure filter find finish
+    finished first flags float forEach format grow handle hasPrefix hasSuffix hash high id identity
+    index insert int inverse isASCII isAtEnd isCancelled isEmpty isSubset isValid join key keys kind
+    last less load low make makeAsyncIterator matches max maximum measure min name nestedContainer
+    nestedUnkeyedContainer next none null numeric offset open optional owner predicate prefix previous
+    properties range rawValue release remove removeAll reset resume run seconds set shared
+    singleValueContainer split start starts storage store suffix sum superDecoder superEncoder text
+    transform tuple type unkeyedContainer update userInfo value valueType values withLock words
+    wrappedValue write
+""".split()) | set("""
+    Code ascending caseInsensitive close code compare data date errorDescription failureReason iso8601
+    localizedDescription lock order path plain read recoverySuggestion schedule signal timedOut unlock uuid wait
+    inserted memberAfterInsert element offset
+""".split())
 
-DECLARATION = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|fileprivate|final|indirect|nonisolated)\s+)*"
-                         r"(?:struct|class|enum|protocol|actor|typealias)\s+([A-Z][A-Za-z0-9_]*)", re.M)
+KEYWORDS = set("""
+associatedtype class deinit enum extension fileprivate func import init inout internal let open
+operator private precedencegroup protocol public rethrows static struct subscript typealias var
+break case catch continue default defer do else fallthrough for guard if in repeat return throw
+switch where while as await false is nil self Self super throws true try async some any
+convenience dynamic final indirect lazy mutating nonmutating optional override required unowned
+weak nonisolated isolated package consuming borrowing sending macro _ Type Protocol
+""".split())
+MODIFIERS = set("""
+public internal private fileprivate open package static class final override mutating nonmutating
+lazy weak unowned convenience required dynamic indirect nonisolated optional isolated distributed
+""".split())
+TYPE_KEYWORDS = {"struct", "class", "enum", "protocol", "actor", "extension"}
+ACCESSORS = {"get", "set", "willSet", "didSet", "_modify", "_read", "unsafeAddress", "unsafeMutableAddress"}
+IMPLICIT_LOCALS = {"newValue", "oldValue", "error"}
+PLATFORM = "<platform>"  # a receiver's type that ModelStore does not declare
 
+
+# ---------------------------------------------------------------------------------------------
+# Reading: comments and string literals out, tokens in.
 
 def strip(source):
-    """The code without comments and string literals."""
-    source = re.sub(r'"""[\s\S]*?"""', '""', source)
-    source = re.sub(r"/\*[\s\S]*?\*/", "", source)
-    source = re.sub(r"//[^\n]*", "", source)
-    source = re.sub(r'#?"(?:\\.|[^"\\\n])*"#?', '""', source)
-    return source
+    """The code with comments and the text of string literals blanked (newlines kept), and the
+    code of interpolations kept."""
+    out = list(source)
+    n = len(source)
+
+    def blank(a, b):
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+
+    def code(i, closing):
+        """Scans code from i; returns the index after the `)` that closes an interpolation
+        (closing) or the end."""
+        depth = 0
+        while i < n:
+            c = source[i]
+            if c == "/" and source.startswith("//", i):
+                j = source.find("\n", i)
+                j = n if j < 0 else j
+                blank(i, j)
+                i = j
+            elif c == "/" and source.startswith("/*", i):
+                j, level = i + 2, 1
+                while j < n and level:
+                    if source.startswith("/*", j):
+                        level, j = level + 1, j + 2
+                    elif source.startswith("*/", j):
+                        level, j = level - 1, j + 2
+                    else:
+                        j += 1
+                blank(i, j)
+                i = j
+            elif c == '"' or (c == "#" and re.match(r'#+"', source[i:i + 8])):
+                i = string(i)
+            elif closing and c == "(":
+                depth += 1
+                i += 1
+            elif closing and c == ")":
+                if depth == 0:
+                    return i + 1
+                depth -= 1
+                i += 1
+            else:
+                i += 1
+        return i
+
+    def string(i):
+        hashes = 0
+        while source[i] == "#":
+            hashes += 1
+            i += 1
+        multi = source.startswith('"""', i)
+        opener = 3 if multi else 1
+        end = ('"""' if multi else '"') + "#" * hashes
+        escape = "\\" + "#" * hashes
+        start = i + opener
+        j = start
+        while j < n:
+            if source.startswith(escape, j):
+                k = j + len(escape)
+                if k < n and source[k] == "(":
+                    blank(start, j)
+                    j = code(k + 1, True)
+                    start = j
+                    continue
+                j = k + 1
+                continue
+            if source.startswith(end, j):
+                blank(start, j)
+                return j + len(end)
+            if source[j] == "\n" and not multi:
+                blank(start, j)
+                return j
+            j += 1
+        blank(start, n)
+        return n
+
+    code(0, False)
+    return "".join(out)
 
 
-def files(layer):
-    folder = os.path.join(ROOT, layer)
-    for directory, _, names in os.walk(folder):
-        for name in sorted(names):
-            if name.endswith(".swift"):
-                yield os.path.join(directory, name)
+TOKEN = re.compile(r"""
+    (?P<id>`[A-Za-z_][A-Za-z0-9_]*`|[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<dollar>\$[A-Za-z0-9_]+)
+  | (?P<num>\d[0-9A-Za-z_]*(?:\.\d[0-9A-Za-z_]*)?)
+  | (?P<nl>\n)
+  | (?P<punct>->|\.\.\.|\.\.<|[.,:;(){}\[\]?!@#\\<>=&|+\-*/%^~"'])
+""", re.X)
 
 
-def main():
-    # A DocC catalog (`*.docc`) holds documentation, not code.
+def tokenize(code):
+    tokens, lines = [], []
+    line = 1
+    for m in TOKEN.finditer(code):
+        if m.lastgroup == "nl":
+            line += 1
+            continue
+        text = m.group()
+        if text[0] == "`":
+            text = text[1:-1]
+        tokens.append(text)
+        lines.append(line)
+    return tokens, lines
+
+
+def is_id(t):
+    return t[:1].isalpha() or t[:1] == "_"
+
+
+# ---------------------------------------------------------------------------------------------
+# Declarations.
+
+class Scope:
+    __slots__ = ("kind", "key", "parent", "locals")
+
+    def __init__(self, kind, key, parent):
+        self.kind = kind        # "file", "type" or "code"
+        self.key = key          # the type's key ("Outer.Inner") for "type"
+        self.parent = parent
+        self.locals = {}        # name -> type text or None
+
+
+class Decl:
+    __slots__ = ("layer", "rank", "file", "private", "kind", "type", "params")
+
+    def __init__(self, layer, rank, file, private, kind, type_):
+        self.layer, self.rank, self.file, self.private, self.kind, self.type = layer, rank, file, private, kind, type_
+        self.params = None   # a function's or enum case's parameters: [(label, defaulted, variadic)]
+
+
+def parts(tokens, j):
+    """The comma-separated parts of the bracketed list at j, as (start, end) index pairs, and
+    the index of its closing bracket."""
+    result = []
+    depth = 0
+    start = j + 1
+    k = j
+    while k < len(tokens):
+        t = tokens[k]
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                if k > start:
+                    result.append((start, k))
+                return result, k
+        elif t == "," and depth == 1:
+            result.append((start, k))
+            start = k + 1
+        k += 1
+    return result, len(tokens) - 1
+
+
+def signature(tokens, j):
+    """The parameters of the declaration whose list opens at j: (label or None, defaulted,
+    variadic) each."""
+    if j >= len(tokens) or tokens[j] != "(":
+        return []
+    params = []
+    for a, b in parts(tokens, j)[0]:
+        colon = next((k for k in range(a, b) if tokens[k] == ":"), None)
+        names = [t for t in tokens[a:colon] if is_id(t)] if colon is not None else []
+        label = names[0] if names else None
+        if label == "_":
+            label = None
+        params.append((label, "=" in tokens[a:b], "..." in tokens[a:b]))
+    return params
+
+
+def arguments(tokens, i):
+    """The labels of the call whose name is at i (None for each unlabeled argument), and how
+    many trailing closures follow it; None when it is no call."""
+    n = len(tokens)
+    labels = []
+    k = i + 1
+    if k < n and tokens[k] == "(":
+        found, k = parts(tokens, k)
+        for a, b in found:
+            labels.append(tokens[a] if b - a >= 2 and tokens[a + 1] == ":" and is_id(tokens[a]) else None)
+        k += 1
+    elif not (k < n and tokens[k] == "{"):
+        return None
+    trailing = 0
+    while k < n and tokens[k] == "{":
+        trailing += 1
+        k = match(tokens, k, "{", "}") + 1
+        if k + 2 < n and is_id(tokens[k]) and tokens[k + 1] == ":" and tokens[k + 2] == "{":
+            k += 2
+    return labels, trailing
+
+
+def accepts(params, call):
+    """Whether a call with these labels and trailing closures can reach a declaration with
+    these parameters."""
+    if params is None or call is None:
+        return True
+    labels, trailing = call
+    p = 0
+    for label in labels:
+        while p < len(params) and params[p][0] != label:
+            if params[p][1] or params[p][2]:
+                p += 1
+            else:
+                return False
+        if p == len(params):
+            return False
+        if not params[p][2]:
+            p += 1
+    # A `{` after the call may be a trailing closure or the body of an `if`: it may fill
+    # the parameters left, never refuse the declaration.
+    return sum(1 for param in params[p:] if not param[1] and not param[2]) <= trailing
+
+
+def match(tokens, i, opener, closer):
+    """The index of the token that closes the bracket at i."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        if tokens[j] == opener:
+            depth += 1
+        elif tokens[j] == closer:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(tokens) - 1
+
+
+def type_text(tokens, i):
+    """The type written at i (`Foo`, `Foo.Bar`, `Foo<T>?`): its dotted name, PLATFORM for
+    arrays, dictionaries, tuples and functions, None when there is none."""
+    while i < len(tokens) and tokens[i] in ("inout", "some", "any", "borrowing", "consuming", "sending", "@", "escaping", "Sendable", "autoclosure"):
+        i += 1
+    if i >= len(tokens):
+        return None
+    if tokens[i] in ("[", "("):
+        return PLATFORM
+    if not is_id(tokens[i]) or tokens[i] in KEYWORDS:
+        return None
+    name = tokens[i]
+    while i + 2 < len(tokens) and tokens[i + 1] == "." and is_id(tokens[i + 2]) and tokens[i + 2] not in ("Type", "Protocol", "self"):
+        name += "." + tokens[i + 2]
+        i += 2
+    return name
+
+
+class SourceFile:
+    def __init__(self, path, relative, layer, rank, text):
+        self.path, self.relative, self.layer, self.rank = path, relative, layer, rank
+        self.code = strip(text)
+        self.tokens, self.lines = tokenize(self.code)
+        self.scopes = [None] * len(self.tokens)   # the scope each token sits in
+        self.skip = set()                          # indexes of names being declared
+        self.imports = []                          # (module, line)
+
+
+class Index:
+    def __init__(self):
+        self.types = {}      # key -> [Decl]
+        self.members = {}    # type key -> name -> [Decl]
+        self.by_name = {}    # member name -> [Decl]
+        self.globals = {}    # name -> [Decl]
+        self.inherits = {}   # type key -> set of type texts
+
+    def add_member(self, key, name, decl):
+        self.members.setdefault(key, {}).setdefault(name, []).append(decl)
+        self.by_name.setdefault(name, []).append(decl)
+
+
+def starts_declaration(tokens, lines, i):
+    """Whether only attributes and modifiers stand before token i on its line."""
+    k = i - 1
+    while k >= 0 and lines[k] == lines[i]:
+        if tokens[k] in MODIFIERS or tokens[k] == "@":
+            k -= 1
+        elif is_id(tokens[k]) and k > 0 and tokens[k - 1] == "@":
+            k -= 2
+        else:
+            return False
+    return True
+
+
+def declarations(f, index):
+    """Walks one file's tokens: records its declarations in index, and the scope of each token
+    and the locals of each scope in f."""
+    tokens = f.tokens
+    n = len(tokens)
+    scope = Scope("file", None, None)
+    pending_type = None        # (key, private) of a type whose body the next `{` opens
+    pending_locals = {}        # parameters for the next code scope
+    private_scopes = set()     # scopes whose members are private (private extension/type)
+    i = 0
+    filled = 0
+
+    def modifiers(j):
+        """The modifiers before the declaration keyword at j: (private, static)."""
+        private = static = False
+        k = j - 1
+        while k >= 0:
+            t = tokens[k]
+            if t == ")" and k >= 3 and tokens[k - 2] == "(" and tokens[k - 3] in MODIFIERS:
+                k -= 3          # private(set): the getter is not private
+                continue
+            if t in MODIFIERS:
+                if t in ("private", "fileprivate"):
+                    private = True
+                if t in ("static", "class"):
+                    static = True
+                k -= 1
+                continue
+            if is_id(t) and k >= 1 and tokens[k - 1] == "@":
+                k -= 2
+                continue
+            if t == ")" and k >= 1:
+                o = k
+                depth = 0
+                while o >= 0:
+                    if tokens[o] == ")":
+                        depth += 1
+                    elif tokens[o] == "(":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    o -= 1
+                if o >= 2 and is_id(tokens[o - 1]) and tokens[o - 2] == "@":
+                    k = o - 3
+                    continue
+            break
+        return private, static
+
+    def in_private(s):
+        while s is not None:
+            if s in private_scopes:
+                return True
+            s = s.parent
+        return False
+
+    def declare(name, kind, private, type_, params=None):
+        """A declaration of name in the current scope."""
+        if scope.kind == "code":
+            scope.locals[name] = type_
+            return
+        decl = Decl(f.layer, f.rank, f.relative, private or in_private(scope), kind, type_)
+        decl.params = params
+        if scope.kind == "type":
+            index.add_member(scope.key, name, decl)
+        elif kind != "type":
+            index.globals.setdefault(name, []).append(decl)
+
+    def generics(j):
+        """Generic parameters at j (`<`): bound as locals of the scope to come."""
+        if j < n and tokens[j] == "<":
+            e = match(tokens, j, "<", ">")
+            for k in range(j + 1, e):
+                if is_id(tokens[k]) and tokens[k - 1] in ("<", ",") and tokens[k + 1] in (":", ",", ">"):
+                    pending_locals[tokens[k]] = None
+                    f.skip.add(k)
+            return e + 1
+        return j
+
+    def parameters(j):
+        """The parameter list at j (`(`): its names become locals of the body to come."""
+        if j >= n or tokens[j] != "(":
+            return j
+        e = match(tokens, j, "(", ")")
+        depth = 0
+        k = j
+        while k < e:
+            t = tokens[k]
+            if t in ("(", "[", "<"):
+                depth += 1
+            elif t in (")", "]", ">"):
+                depth -= 1
+            elif depth == 1 and t == ":" and is_id(tokens[k - 1]):
+                pending_locals[tokens[k - 1]] = type_text(tokens, k + 1)
+                f.skip.add(k - 1)
+                if is_id(tokens[k - 2]) and tokens[k - 2] not in KEYWORDS:
+                    f.skip.add(k - 2)   # the argument label
+            k += 1
+        return e + 1
+
+    def binding(j, kind):
+        """The pattern after let/var at j: declares its names."""
+        private, _ = modifiers(j - 1)
+        k = j
+        if k < n and tokens[k] == ".":
+            k += 2 if k + 1 < n and is_id(tokens[k + 1]) else 1
+        if k < n and tokens[k] == "(":
+            e = match(tokens, k, "(", ")")
+            for m in range(k + 1, e):
+                if is_id(tokens[m]) and tokens[m] not in KEYWORDS and tokens[m + 1] in (",", ")") and tokens[m - 1] != ".":
+                    if tokens[m - 1] != ":" or scope.kind == "code":
+                        f.skip.add(m)
+                        scope.locals[tokens[m]] = None
+            return
+        if k < n and is_id(tokens[k]) and tokens[k] not in KEYWORDS:
+            name = tokens[k]
+            f.skip.add(k)
+            type_ = None
+            if k + 1 < n and tokens[k + 1] == ":":
+                type_ = type_text(tokens, k + 2)
+            elif k + 1 < n and tokens[k + 1] == "=":
+                m = k + 2
+                while m < n and tokens[m] in ("try", "await", "!", "?"):
+                    m += 1
+                t = type_text(tokens, m)
+                end = m + (2 * t.count(".") + 1 if t and t != PLATFORM else 0)
+                if t and t != PLATFORM and t[:1].isupper() and end < n and tokens[end] in ("(", "{"):
+                    type_ = t
+                elif t == PLATFORM:
+                    type_ = PLATFORM
+            declare(name, kind, private, type_)
+            # `let a = 1, b = 2`
+            m = k + 1
+            depth = 0
+            while m < n and scope.kind != "code":
+                t = tokens[m]
+                if t in ("(", "[", "{"):
+                    if t == "{" and depth == 0:
+                        break
+                    depth += 1
+                elif t in (")", "]", "}"):
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0 and f.lines[m] != f.lines[k] and tokens[m - 1] != ",":
+                    break
+                elif depth == 0 and t == "," and m + 2 < n and is_id(tokens[m + 1]) and tokens[m + 2] in (":", "="):
+                    f.skip.add(m + 1)
+                    declare(tokens[m + 1], kind, private, type_text(tokens, m + 3) if tokens[m + 2] == ":" else None)
+                m += 1
+
+    while i < n:
+        while filled < i:
+            f.scopes[filled] = scope
+            filled += 1
+        t = tokens[i]
+        f.scopes[i] = scope
+        prev = tokens[i - 1] if i else ""
+        if prev == ".":
+            i += 1
+            continue
+        if t == "#" and i + 1 < n and tokens[i + 1] in ("if", "elseif", "else", "endif", "warning", "error", "sourceLocation"):
+            line = f.lines[i]
+            while i < n and f.lines[i] == line:
+                f.scopes[i] = scope
+                f.skip.add(i)
+                i += 1
+            continue
+        if t == "import" and starts_declaration(tokens, f.lines, i):
+            j = i + 1
+            while j < n and tokens[j] in ("struct", "class", "enum", "protocol", "func", "var", "let", "typealias"):
+                j += 1
+            if j < n:
+                f.imports.append((tokens[j], f.lines[i]))
+            while j < n and f.lines[j] == f.lines[i]:
+                f.skip.add(j)
+                j += 1
+            i = j
+            continue
+        if t in TYPE_KEYWORDS and i + 1 < n and is_id(tokens[i + 1]) and tokens[i + 1] not in KEYWORDS and tokens[i + 1] not in MODIFIERS and prev != "@" \
+                and not (t == "class" and tokens[i + 1] in ("func", "var", "let", "subscript", "init")):
+            private, _ = modifiers(i)
+            name = type_text(tokens, i + 1)
+            if name is None or name == PLATFORM or (t == "actor" and name[:1].islower()):
+                i += 1
+                continue
+            j = i + 2 + 2 * name.count(".")
+            if t == "extension":
+                key = name
+            else:
+                key = name if scope.kind != "type" else scope.key + "." + name
+                f.skip.add(i + 1)
+                if scope.kind == "code":
+                    scope.locals[name] = None
+                else:
+                    decl = Decl(f.layer, f.rank, f.relative, private or in_private(scope), "type", None)
+                    index.types.setdefault(key, []).append(decl)
+                    if scope.kind == "type":
+                        index.add_member(scope.key, name, decl)
+            pending_locals = {}
+            j = generics(j)
+            if j < n and tokens[j] == ":":
+                k = j + 1
+                while k < n and tokens[k] not in ("{", "where"):
+                    if is_id(tokens[k]) and tokens[k - 1] in (":", ",", "&"):
+                        index.inherits.setdefault(key, set()).add(type_text(tokens, k))
+                    k += 1
+            pending_type = (key, private and t == "extension")
+            i += 1
+            continue
+        if t in ("typealias", "associatedtype") and i + 1 < n and is_id(tokens[i + 1]):
+            private, _ = modifiers(i)
+            name = tokens[i + 1]
+            f.skip.add(i + 1)
+            if scope.kind == "code":
+                scope.locals[name] = None
+            else:
+                key = name if scope.kind != "type" else scope.key + "." + name
+                decl = Decl(f.layer, f.rank, f.relative, private or in_private(scope), "type", None)
+                index.types.setdefault(key, []).append(decl)
+                if scope.kind == "type":
+                    index.add_member(scope.key, name, decl)
+            i += 2
+            continue
+        if t == "func" and i + 1 < n:
+            private, _ = modifiers(i)
+            name = tokens[i + 1]
+            pending_locals = {}
+            j = i + 2
+            if not is_id(name):
+                while j < n and tokens[j] != "(":     # an operator
+                    j += 1
+            j = generics(j)
+            if is_id(name):
+                f.skip.add(i + 1)
+                if scope.kind == "code":
+                    scope.locals[name] = None
+                else:
+                    declare(name, "func", private, None, signature(tokens, j))
+            j = parameters(j)
+            i = j
+            continue
+        if t in ("init", "subscript") and i + 1 < n and tokens[i + 1] in ("(", "<", "?", "!"):
+            pending_locals = {}
+            j = i + 1
+            if tokens[j] in ("?", "!"):
+                j += 1
+            j = generics(j)
+            if j < n and tokens[j] == "(" and (scope.kind != "code" or t == "subscript"):
+                i = parameters(j)
+                continue
+            i += 1
+            continue
+        if t in ("let", "var") and prev != "case":
+            binding(i + 1, "var")
+            i += 1
+            continue
+        if t == "case":
+            if scope.kind == "type":
+                # enum cases: `case a, b(Int), c = 1`
+                private, _ = modifiers(i)
+                j = i + 1
+                while j < n and is_id(tokens[j]):
+                    f.skip.add(j)
+                    declare(tokens[j], "case", private, None, signature(tokens, j + 1) if j + 1 < n and tokens[j + 1] == "(" else [])
+                    j += 1
+                    if j < n and tokens[j] == "(":
+                        j = match(tokens, j, "(", ")") + 1
+                    if j < n and tokens[j] == "=":
+                        j += 2
+                    if j < n and tokens[j] == ",":
+                        j += 1
+                    else:
+                        break
+                i = j
+                continue
+            if i + 1 < n and tokens[i + 1] in ("let", "var"):
+                binding(i + 2, "var")
+                i += 2
+                continue
+        if t == "for" and scope.kind == "code":
+            j = i + 1
+            if j < n and tokens[j] in ("try", "await"):
+                j += 1
+            if j < n and tokens[j] == "case":
+                i += 1
+                continue
+            while j < n and tokens[j] != "in" and j < i + 20:
+                if is_id(tokens[j]) and tokens[j] not in KEYWORDS and tokens[j + 1] in (",", ")", "in", ":"):
+                    scope.locals[tokens[j]] = None
+                    f.skip.add(j)
+                j += 1
+            i += 1
+            continue
+        if t == "(" and not (is_id(prev) and prev not in KEYWORDS or prev in (")", "]", ">", "?", "!")):
+            # a tuple, type or value: its labels are members of a type with no name, declared here
+            e = match(tokens, i, "(", ")")
+            depth = 0
+            for k in range(i, e):
+                if tokens[k] in ("(", "[", "{"):
+                    depth += 1
+                elif tokens[k] in (")", "]", "}"):
+                    depth -= 1
+                elif depth == 1 and tokens[k] == ":" and is_id(tokens[k - 1]) and tokens[k - 2] in ("(", ","):
+                    decl = Decl(f.layer, f.rank, f.relative, False, "label", None)
+                    index.by_name.setdefault(tokens[k - 1], []).append(decl)
+        if t == "@" and i + 2 < n and is_id(tokens[i + 1]) and tokens[i + 1][:1].islower() and tokens[i + 2] == "(":
+            # an attribute's arguments (`@available(*, unavailable)`) name nothing
+            e = match(tokens, i + 2, "(", ")")
+            for k in range(i, e + 1):
+                f.skip.add(k)
+            i = e + 1
+            continue
+        if t == "catch" and scope.kind == "code":
+            pending_locals = {"error": None}
+        if t == "{":
+            if pending_type is not None:
+                key, private = pending_type
+                scope = Scope("type", key, scope)
+                if private:
+                    private_scopes.add(scope)
+                pending_type = None
+            else:
+                scope = Scope("code", None, scope)
+                scope.locals.update(pending_locals)
+                pending_locals = {}
+                # closure parameters: `{ a, b in`, `{ (a: T, b) in`, `{ [weak self] a in`
+                j = i + 1
+                if j < n and tokens[j] == "[":
+                    j = match(tokens, j, "[", "]") + 1
+                k = j
+                while k < n and k < j + 40 and tokens[k] not in ("in", "{", "}", "=", ";") and (f.lines[k] == f.lines[i] or tokens[k - 1] in (",", "(")):
+                    k += 1
+                if k < n and tokens[k] == "in":
+                    for m in range(j, k):
+                        if is_id(tokens[m]) and tokens[m] not in KEYWORDS and tokens[m + 1] in (",", ")", "in", ":") and tokens[m - 1] != ":":
+                            scope.locals[tokens[m]] = type_text(tokens, m + 2) if tokens[m + 1] == ":" else None
+                            f.skip.add(m)
+            f.scopes[i] = scope
+            i += 1
+            continue
+        if t == "}":
+            if scope.parent is not None:
+                scope = scope.parent
+            pending_type = None
+            i += 1
+            continue
+        i += 1
+    while filled < n:
+        f.scopes[filled] = scope
+        filled += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Uses.
+
+class Checker:
+    def __init__(self, index, layers):
+        self.index = index
+        self.layers = layers
+        self.problems = {}   # (file, name) -> message
+        self.ambiguous = 0
+        self.ambiguous_names = {}
+
+    def visible(self, decls, f):
+        return [d for d in decls if not d.private or d.file == f.relative]
+
+    def lookup_type(self, name, scope):
+        """The key of the type called name from scope: nested in an enclosing type first."""
+        s = scope
+        while s is not None:
+            if s.kind == "type":
+                key = s.key
+                parts = key.split(".")
+                for cut in range(len(parts), 0, -1):
+                    candidate = ".".join(parts[:cut]) + "." + name
+                    if candidate in self.index.types:
+                        return candidate
+            s = s.parent
+        if name in self.index.types:
+            return name
+        if "." in name:
+            head, _, rest = name.partition(".")
+            base = self.lookup_type(head, scope)
+            if base is not None and base != PLATFORM and base + "." + rest in self.index.types:
+                return base + "." + rest
+        return None
+
+    def local(self, name, scope):
+        s = scope
+        while s is not None:
+            if name in s.locals:
+                return True, s.locals[name]
+            s = s.parent
+        return False, None
+
+    def resolve(self, text, scope):
+        """A type text as a type key, PLATFORM, or None (unknown, e.g. a generic parameter)."""
+        if text is None:
+            return None
+        if text == PLATFORM:
+            return PLATFORM
+        found, _ = self.local(text.split(".")[0], scope)
+        if found:
+            return None      # a generic parameter
+        key = self.lookup_type(text, scope)
+        if key is not None:
+            return key
+        if text in ("Self",):
+            return self.enclosing(scope)
+        return PLATFORM
+
+    def enclosing(self, scope):
+        s = scope
+        while s is not None:
+            if s.kind == "type":
+                return s.key
+            s = s.parent
+        return None
+
+    def member(self, key, name, f, seen=None):
+        """The visible declarations of member name on the type key, its protocols and
+        superclasses; None when it has none the check knows."""
+        seen = seen or set()
+        if key in seen:
+            return None
+        seen.add(key)
+        decls = self.visible(self.index.members.get(key, {}).get(name, []), f)
+        if decls:
+            return decls
+        for parent in self.index.inherits.get(key, ()):
+            if parent is None:
+                continue
+            pkey = parent if parent in self.index.types else None
+            if pkey is None:
+                continue
+            found = self.member(pkey, name, f, seen)
+            if found:
+                return found
+        return None
+
+    def expression_type(self, f, i):
+        """The type of the receiver that ends at token i, if the check can tell."""
+        tokens = f.tokens
+        if i < 0:
+            return None
+        t = tokens[i]
+        scope = f.scopes[i]
+        if t in ("?", "!") and i > 0 and is_id(tokens[i - 1]):
+            i -= 1
+            t = tokens[i]
+        if t in ("self", "Self"):
+            if i > 0 and tokens[i - 1] == ".":
+                return self.expression_type(f, i - 2)
+            return self.enclosing(scope)
+        if not is_id(t) or t in KEYWORDS:
+            return None
+        if i > 0 and tokens[i - 1] == ".":
+            base = self.expression_type(f, i - 2)
+            if base is None or base == PLATFORM:
+                return base
+            decls = self.member(base, t, f)
+            if not decls:
+                return None
+            if all(d.kind == "type" for d in decls):
+                return self.lookup_type(base + "." + t, None) or None
+            types = {d.type for d in decls if d.kind != "func"}
+            if len(types) == 1 and None not in types and all(d.kind != "func" for d in decls):
+                return self.resolve(types.pop(), scope)
+            return None
+        found, text = self.local(t, scope)
+        if found:
+            if i + 1 < len(tokens) and tokens[i + 1] == "(":
+                return None
+            return self.resolve(text, scope) if text else None
+        if t[:1].isupper():
+            if i + 1 < len(tokens) and tokens[i + 1] in ("(", "<"):
+                return None      # a value of the type, whose static members this is not
+            return self.lookup_type(t, scope) or PLATFORM
+        key = self.enclosing(scope)
+        if key is not None:
+            decls = self.member(key, t, f)
+            if decls and all(d.kind == "var" for d in decls):
+                types = {d.type for d in decls}
+                if len(types) == 1 and None not in types:
+                    return self.resolve(types.pop(), scope)
+            return None
+        decls = self.visible(self.index.globals.get(t, []), f)
+        if decls and all(d.kind == "var" for d in decls):
+            types = {d.type for d in decls}
+            if len(types) == 1 and None not in types:
+                return self.resolve(types.pop(), scope)
+        return None
+
+    def judge(self, f, i, name, decls, platform, what):
+        # Overloads the call's argument labels cannot reach are left out (unless none can be
+        # reached, when the check knows too little to leave any out).
+        call = arguments(f.tokens, i)
+        reachable = [d for d in decls if accepts(d.params, call)]
+        if reachable:
+            decls = reachable
+        ranks = {d.rank for d in decls}
+        if platform:
+            ranks.add(-1)
+        if not ranks:
+            return
+        if min(ranks) > f.rank:
+            owner = self.layers[min(ranks)]
+            self.report(f, name, f"{f.relative}:{f.lines[i]} ({f.layer}) uses {what} {name}, declared only in {owner}/ and above")
+        elif max(ranks) > f.rank:
+            self.ambiguous += 1
+            self.ambiguous_names[name] = self.ambiguous_names.get(name, 0) + 1
+
+    def report(self, f, name, message):
+        self.problems.setdefault((f.relative, name), message)
+
+    def check(self, f):
+        tokens = f.tokens
+        n = len(tokens)
+        for module, line in f.imports:
+            if module == C_MODULE and f.layer != C_LAYER:
+                self.report(f, "import " + module, f"{f.relative}:{line} ({f.layer}) imports {module}, which only {C_LAYER}/ may import")
+            if module in FORBIDDEN_IMPORTS:
+                self.report(f, "import " + module, f"{f.relative}:{line} ({f.layer}) imports {module}, which the library never imports")
+        for i in range(n):
+            t = tokens[i]
+            if i in f.skip or not is_id(t):
+                continue
+            if C_SYMBOL.match(t):
+                if f.layer != C_LAYER:
+                    self.report(f, t, f"{f.relative}:{f.lines[i]} ({f.layer}) uses the C API {t}, which only {C_LAYER}/ may use")
+                continue
+            if t in KEYWORDS or t == "init":
+                continue
+            prev = tokens[i - 1] if i else ""
+            after = tokens[i + 1] if i + 1 < n else ""
+            scope = f.scopes[i]
+            if t in ACCESSORS and prev != "." and after != "(":
+                continue
+            if prev == ".":
+                # receiver.member, Type.member, `.member`
+                receiver = i - 2
+                base = self.expression_type(f, receiver) if receiver >= 0 and (is_id(tokens[receiver]) or tokens[receiver] in ("?", "!")) else None
+                if base == PLATFORM:
+                    continue
+                if base is not None:
+                    decls = self.member(base, t, f)
+                    if decls:
+                        self.judge(f, i, t, decls, False, "member")
+                        continue
+                decls = self.visible(self.index.by_name.get(t, []), f)
+                self.judge(f, i, t, decls, t in PLATFORM_NAMES or (base is None and t[:1].isupper() and not decls), "member")
+                continue
+            if prev == "@" or after == ":" and prev in ("(", ",") and t[:1].islower():
+                if prev == "@" and t[:1].isupper():
+                    key = self.lookup_type(t, scope)
+                    if key:
+                        self.judge(f, i, t, self.visible(self.index.types[key], f), False, "type")
+                continue
+            found, _ = self.local(t, scope)
+            if found or t in IMPLICIT_LOCALS and t not in self.index.by_name:
+                continue
+            if t[:1].isupper():
+                key = self.lookup_type(t, scope)
+                if key is not None:
+                    self.judge(f, i, t, self.visible(self.index.types[key], f), False, "type")
+                continue
+            # a bare name: a member of the type around it, a top-level name, or a member of a
+            # type the check cannot name (a protocol's, a superclass's)
+            key = self.enclosing(scope)
+            if key is not None:
+                s = scope
+                decls = None
+                while s is not None and not decls:
+                    if s.kind == "type":
+                        decls = self.member(s.key, t, f)
+                    s = s.parent
+                if decls:
+                    self.judge(f, i, t, decls, False, "member")
+                    continue
+            decls = self.visible(self.index.globals.get(t, []), f)
+            if decls:
+                self.judge(f, i, t, decls, t in PLATFORM_NAMES, "function or variable")
+                continue
+            decls = self.visible(self.index.by_name.get(t, []), f)
+            if decls:
+                self.judge(f, i, t, decls, t in PLATFORM_NAMES or key is None, "member")
+
+
+# ---------------------------------------------------------------------------------------------
+
+def run(root, layers, allowed, out=print):
+    """Checks the tree at root; returns (problems, ambiguous count, files, seconds)."""
+    started = time.time()
     present = [
-        layer for layer in os.listdir(ROOT)
-        if os.path.isdir(os.path.join(ROOT, layer)) and not layer.endswith(".docc")
+        layer for layer in os.listdir(root)
+        if os.path.isdir(os.path.join(root, layer)) and not layer.endswith(".docc")
     ]
-    unknown = sorted(set(present) - set(LAYERS))
+    unknown = sorted(set(present) - set(layers))
     if unknown:
-        print(f"check-layers: folders with no place in the layer order: {', '.join(unknown)}")
-        return 1
-    declared = {}
-    functions = {}
-    everywhere = {}
-    code = {}
-    for layer in LAYERS:
-        for path in files(layer):
-            with open(path, encoding="utf-8") as handle:
-                text = strip(handle.read())
-            code[path] = (layer, text)
-            for name in DECLARATION.findall(text):
-                declared.setdefault(name, layer)
-            for name in FUNCTION.findall(text):
-                everywhere.setdefault(name, set()).add(layer)
-                if "extension Session" in text:
-                    functions.setdefault(name, set()).add(layer)
+        return [f"folders with no place in the layer order: {', '.join(unknown)}"], 0, 0, 0
+    index = Index()
+    sources = []
+    for rank, layer in enumerate(layers):
+        folder = os.path.join(root, layer)
+        for directory, dirs, names in os.walk(folder):
+            dirs.sort()
+            for name in sorted(names):
+                if not name.endswith(".swift"):
+                    continue
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read()
+                f = SourceFile(path, os.path.relpath(path, root), layer, rank, text)
+                declarations(f, index)
+                sources.append(f)
+    checker = Checker(index, layers)
+    for f in sources:
+        checker.check(f)
     problems = []
     seen = set()
-    for path, (layer, text) in code.items():
-        relative = os.path.relpath(path, ROOT)
-        rank = LAYERS.index(layer)
-        for name, owner in declared.items():
-            if LAYERS.index(owner) <= rank:
-                continue
-            if re.search(r"(?<![A-Za-z0-9_.])" + re.escape(name) + r"(?![A-Za-z0-9_])", text):
-                if (relative, name) in ALLOWED:
-                    seen.add((relative, name))
-                else:
-                    problems.append(f"{relative} ({layer}) uses {name}, declared in {owner}/, a layer above")
-        # Functions too: the Engine's and the graph path's operations are methods on
-        # `Session`, so a call of a function that only files of layers above declare beside
-        # an `extension Session` — bare, or on `self` or `session` — reaches up. A name some
-        # layer at or below this one also declares is an overload, so it is left alone.
-        for name, layers in functions.items():
-            if min(LAYERS.index(owner) for owner in everywhere[name]) <= rank:
-                continue
-            if re.search(r"(?:(?<![A-Za-z0-9_.])|\b(?:self|session)\.)" + re.escape(name) + r"\s*\(", text):
-                owner = LAYERS[min(LAYERS.index(owner) for owner in layers)]
-                if (relative, name) in ALLOWED:
-                    seen.add((relative, name))
-                else:
-                    problems.append(f"{relative} ({layer}) calls {name}(), declared only in {owner}/ and above")
-    for stale in sorted(set(ALLOWED) - seen):
+    for key, message in checker.problems.items():
+        if key in allowed:
+            seen.add(key)
+        else:
+            problems.append(message)
+    for stale in sorted(set(allowed) - seen):
         problems.append(f"ALLOWED lists {stale[0]} using {stale[1]}, which no longer happens: remove it")
-    for problem in sorted(problems):
+    return sorted(problems), checker, len(sources), time.time() - started
+
+
+def platform_names(paths):
+    """Prints the member and top-level names that the module interfaces at paths
+    (`.swiftinterface` files) declare and ModelStore's declarations share: the generated part
+    of PLATFORM_NAMES."""
+    platform = set()
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            module = Index()
+            declarations(SourceFile(path, path, "platform", -1, handle.read()), module)
+        platform.update(name for name, decls in module.by_name.items() if any(not d.private for d in decls))
+        platform.update(module.globals)
+    index = Index()
+    for rank, layer in enumerate(LAYERS):
+        for directory, _, names in os.walk(os.path.join(ROOT, layer)):
+            for name in names:
+                if name.endswith(".swift"):
+                    path = os.path.join(directory, name)
+                    with open(path, encoding="utf-8") as handle:
+                        declarations(SourceFile(path, os.path.relpath(path, ROOT), layer, rank, handle.read()), index)
+    shared = sorted((set(index.by_name) | set(index.globals)) & platform)
+    line = ""
+    for name in shared:
+        if len(line) + len(name) + 1 > 100:
+            print(line)
+            line = ""
+        line = (line + " " + name).strip()
+    print(line)
+    return 0
+
+
+def main(argv):
+    if "--self-test" in argv:
+        return self_test()
+    if argv[:1] == ["--platform-names"]:
+        return platform_names(argv[1:])
+    problems, checker, count, seconds = run(ROOT, LAYERS, ALLOWED)
+    for problem in problems:
         print("check-layers:", problem)
+    ambiguous = ""
+    if checker and checker.ambiguous:
+        top = sorted(checker.ambiguous_names.items(), key=lambda item: -item[1])[:8]
+        ambiguous = (f"; {checker.ambiguous} ambiguous uses not checked (a name declared both at or below the file's layer and"
+                     f" above, on a receiver whose type the check cannot tell; most: {', '.join(f'{k} {v}' for k, v in top)})")
+    if "--ambiguous" in argv and checker:
+        for name, number in sorted(checker.ambiguous_names.items(), key=lambda item: -item[1]):
+            print(f"check-layers: ambiguous {name}: {number}")
     if problems:
-        print(f"check-layers: {len(problems)} problem(s); layers, lowest first: {' < '.join(LAYERS)}")
+        print(f"check-layers: {len(problems)} problem(s); layers, lowest first: {' < '.join(LAYERS)}{ambiguous}")
         return 1
-    print(f"check-layers: ok ({len(code)} files; {' < '.join(LAYERS)}; {len(ALLOWED)} known exceptions)")
+    print(f"check-layers: ok ({count} files in {seconds:.1f} s; {' < '.join(LAYERS)}; {len(ALLOWED)} known exceptions{ambiguous})")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Self-test.
+
+def self_test():
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
