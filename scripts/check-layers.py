@@ -1113,7 +1113,187 @@ def main(argv):
 # ---------------------------------------------------------------------------------------------
 # Self-test.
 
+# A clean tree: each layer uses only its own and lower layers' declarations, with what could
+# fool a check by name (a lower `save` beside an upper one, Swift's `count` beside Row's,
+# upper names in comments and strings, a private upper member, an ambiguous `$0.name`).
+CLEAN = {
+    "Database/Connection.swift": """
+import Foundation
+import ModelStoreCSQLite
+
+/// EngineThing, engineOnly() and Session in a comment do not count; /* nor /* nested */ here */
+final class Connection {
+    var name: String = "main"
+    func save(_ text: String) {}
+    func flush(_ pages: Int) {}
+    func step() -> Int32 { sqlite3_step(nil) == SQLITE_OK ? 1 : 0 }
+    static let shared = Connection()
+}
+
+func quote(_ text: String) -> String { "\\"" + text + "\\"" }
+""",
+    "Coding/Row.swift": """
+struct Row {
+    var values: [String] = []
+    var count: Int { values.count }
+    func describe(_ connection: Connection) -> String {
+        let label = "EngineThing \\(values.count) engineOnly() \\(quote("x.engineCache"))"
+        return label + connection.name + quote(connection.name) + #"raw \\(engineOnly)"#
+    }
+}
+
+func quoteUp(_ text: String) -> String { text }
+""",
+    "Store/Session.swift": """
+final class Session {
+    let connection: Connection
+    init(connection: Connection) { self.connection = connection }
+    func run(_ body: (Session) -> Void) { body(self) }
+}
+
+final class Store {
+    func write(_ body: (Session) -> Void) {}
+}
+
+extension Session {
+    func clean(_ rows: [Row], text: String) {
+        connection.save(text)
+        connection.flush(1)
+        self.connection.save(text)
+        let local = Connection()
+        local.save(text)
+        let total = rows.count + rows[0].count + [1, 2].count
+        _ = total
+        run { s in s.connection.save(text) }
+        _ = Connection.shared.name
+        _ = [local].map { $0.name }
+        [local].forEach { $0.flush(2) }
+        _ = quoteUp(text)
+    }
+}
+""",
+    "Engine/Engine.swift": """
+struct EngineThing {
+    var name: String
+    static let engineDefault = EngineThing(name: "x")
+    private var count: Int { 0 }
+}
+
+enum EngineMode { case engineFast, engineSlow(Int) }
+
+struct EngineRecord { var upperStored: Int = 0 }
+
+protocol EngineProtocol {}
+
+extension Session {
+    func engineOnly() {}
+    func engineOther() -> Int { 1 }
+    var engineCache: [String: Int] { [:] }
+    static var engineDefault: Int { 0 }
+    func save(_ value: Int, mode: Int) {}
+    func flush(_ records: Int) {}
+    func uses() {
+        engineOnly()
+        _ = EngineThing.engineDefault
+        save(1, mode: 2)
+        clean([], text: "")
+        connection.save("")
+    }
+}
+""",
+}
+
+# One planted violation each: (what it plants, file, its code, the (file, name) to be caught).
+PLANTED = [
+    ("a type of a layer above", "Coding/TypeUse.swift",
+     "struct Holder { var thing: EngineThing? }\n", {"EngineThing"}),
+    ("an extension of a type of a layer above", "Coding/Extension.swift",
+     "extension EngineThing {\n    func n() {}\n}\n", {"EngineThing"}),
+    ("a protocol of a layer above, as a generic constraint", "Coding/Constraint.swift",
+     "func o<M: EngineProtocol>(_ model: M) {}\n", {"EngineProtocol"}),
+    ("a call on a closure's `s.`", "Store/ClosureS.swift",
+     "extension Store {\n    func a() { write { s in s.engineOnly() } }\n}\n", {"engineOnly"}),
+    ("a call on `$0.`", "Store/Dollar.swift",
+     "func b(_ store: Store) { store.write { _ = $0.engineOther() } }\n", {"engineOther"}),
+    ("an upper overload masked by a lower `flush` of the same labels, on a parameter's type", "Store/Masked.swift",
+     "func c(_ session: Session) { session.flush(1) }\n", {"flush"}),
+    ("the same, on a local `let x = Type(`", "Store/MaskedLocal.swift",
+     "func c2() {\n    let session = Session(connection: Connection())\n    session.flush(1)\n}\n", {"flush"}),
+    ("the same, on a local `let x: Type`", "Store/MaskedTyped.swift",
+     "func c3(_ make: () -> Session) {\n    let session: Session = make()\n    session.flush(1)\n}\n", {"flush"}),
+    ("the same, on `self.`", "Store/MaskedSelf.swift",
+     "extension Session {\n    func c4() { self.flush(1) }\n}\n", {"flush"}),
+    ("the same, on `Type.`", "Store/MaskedType.swift",
+     "func c5() -> (Session) -> (Int) -> Void { Session.flush }\n", {"flush"}),
+    ("an upper overload masked by a lower `save`, told apart by its labels", "Store/MaskedLabels.swift",
+     "func d(_ store: Store) { store.write { $0.save(1, mode: 2) } }\n", {"save"}),
+    ("the same, called bare in an extension", "Store/MaskedBare.swift",
+     "extension Session {\n    func e() { flush(3) }\n}\n", {"flush"}),
+    ("a computed property declared in an upper extension", "Store/Property.swift",
+     "func f(_ session: Session) -> Int { session.engineCache.count }\n", {"engineCache"}),
+    ("a stored property, on a receiver of unknown type", "Store/Stored.swift",
+     "func g(_ records: [Int]) -> Int { records.map { $0.upperStored }.count }\n", {"upperStored"}),
+    ("a static member declared in an upper extension", "Store/Static.swift",
+     "func h() -> Int { Session.engineDefault }\n", {"engineDefault"}),
+    ("an enum case, as an implicit member", "Coding/Case.swift",
+     "func i(_ take: (Any) -> Void) { take(.engineFast) }\n", {"engineFast"}),
+    ("a key path", "Store/KeyPath.swift",
+     "func j() -> Any { \\Session.engineCache }\n", {"engineCache"}),
+    ("a top-level function, inside a string interpolation", "Database/Interpolation.swift",
+     "func k() -> String { \"name: \\(quoteUp(\"x\"))\" }\n", {"quoteUp"}),
+    ("an import of the C module above Database/", "Coding/Import.swift",
+     "import ModelStoreCSQLite\n\nfunc l() {}\n", {"import ModelStoreCSQLite"}),
+    ("a C API call above Database/", "Store/CCall.swift",
+     "func m(_ db: OpaquePointer?) -> Int32 { sqlite3_changes(db) }\n", {"sqlite3_changes"}),
+]
+
+
 def self_test():
+    """Plants each violation in a copy of the clean tree and fails unless it alone is caught,
+    the clean tree passes, ALLOWED excuses a violation, and a stale ALLOWED entry fails."""
+    failures = []
+
+    def tree(directory, extra):
+        for relative, text in list(CLEAN.items()) + list(extra.items()):
+            path = os.path.join(directory, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text.lstrip("\n"))
+
+    def check(title, extra, allowed, expected, stale=0):
+        with tempfile.TemporaryDirectory() as directory:
+            tree(directory, extra)
+            problems, checker, _, _ = run(directory, LAYERS, allowed)
+        found = set(checker.problems) if checker else set()
+        stale_found = sum(1 for problem in problems if "no longer happens" in problem)
+        missed, extra_found = expected - found, found - expected
+        ok = not missed and not extra_found and stale_found == stale and (len(problems) == 0) == (not (expected - set(allowed)) and not stale)
+        print(f"check-layers self-test: {'ok     ' if ok else 'FAILED '} {title}"
+              + (f"; missed {sorted(missed)}" if missed else "") + (f"; reported too {sorted(extra_found)}" if extra_found else "")
+              + (f"; {stale_found} stale entries reported, {stale} expected" if stale_found != stale else ""))
+        if not ok:
+            failures.append(title)
+        return checker
+
+    checker = check("the clean tree passes", {}, {}, set())
+    if checker is None or checker.ambiguous == 0:
+        print("check-layers self-test: FAILED  the clean tree's ambiguous `$0.name` is not counted")
+        failures.append("ambiguous count")
+    every = {}
+    expected_all = set()
+    for title, path, code, names in PLANTED:
+        expected = {(path, name) for name in names}
+        check(title, {path: code}, {}, expected)
+        every[path] = code
+        expected_all |= expected
+    check("every violation at once", every, {}, expected_all)
+    title, path, code, names = PLANTED[0]
+    check("an ALLOWED entry excuses its violation", {path: code}, {(path, name): "a debt" for name in names}, {(path, name) for name in names})
+    check("a stale ALLOWED entry fails", {}, {("Store/Session.swift", "EngineThing"): "no longer a debt"}, set(), stale=1)
+    if failures:
+        print(f"check-layers self-test: {len(failures)} of {len(PLANTED) + 4} cases failed")
+        return 1
+    print(f"check-layers self-test: ok ({len(PLANTED) + 4} cases)")
     return 0
 
 
