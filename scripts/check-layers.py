@@ -269,11 +269,13 @@ class Scope:
 
 
 class Decl:
-    __slots__ = ("layer", "rank", "file", "private", "kind", "type", "params")
+    __slots__ = ("layer", "rank", "file", "private", "kind", "type", "params", "owner", "generics")
 
     def __init__(self, layer, rank, file, private, kind, type_):
         self.layer, self.rank, self.file, self.private, self.kind, self.type = layer, rank, file, private, kind, type_
         self.params = None   # a function's or enum case's parameters: [(label, defaulted, variadic)]
+        self.owner = None    # the key of the type a member belongs to
+        self.generics = ()   # the generic parameters its type may name
 
 
 def parts(tokens, j):
@@ -489,6 +491,13 @@ def declarations(f, index):
             return
         decl = Decl(f.layer, f.rank, f.relative, private or in_private(scope), kind, type_)
         decl.params = params
+        decl.owner = scope.key
+        generic = set(pending_locals)
+        s = scope
+        while s is not None:
+            generic.update(name for name, value in s.locals.items() if value is None)
+            s = s.parent
+        decl.generics = generic
         if scope.kind == "type":
             index.add_member(scope.key, name, decl)
         elif kind != "type":
@@ -556,6 +565,20 @@ def declarations(f, index):
                     type_ = t
                 elif t == PLATFORM:
                     type_ = PLATFORM
+                elif scope.kind == "code":
+                    # the expression's extent: to the end of its line, or a `{`, `,` or `else`
+                    e = m
+                    depth = 0
+                    while e < n:
+                        u = tokens[e]
+                        if depth == 0 and (u in ("{", ",", ";", "else", "}", ")", "]") or (f.lines[e] != f.lines[e - 1] and u != ".")):
+                            break
+                        if u in ("(", "[", "{"):
+                            depth += 1
+                        elif u in (")", "]", "}"):
+                            depth -= 1
+                        e += 1
+                    type_ = ("=", k + 2, e)
             declare(name, kind, private, type_)
             # `let a = 1, b = 2`
             m = k + 1
@@ -664,7 +687,12 @@ def declarations(f, index):
                 if scope.kind == "code":
                     scope.locals[name] = None
                 else:
-                    declare(name, "func", private, None, signature(tokens, j))
+                    e = match(tokens, j, "(", ")") if j < n and tokens[j] == "(" else j
+                    k = e + 1
+                    while k < n and tokens[k] in ("async", "throws", "rethrows"):
+                        k += 1
+                    returns = type_text(tokens, k + 1) if k < n and tokens[k] == "->" else None
+                    declare(name, "func", private, returns, signature(tokens, j))
             j = parameters(j)
             i = j
             continue
@@ -745,6 +773,8 @@ def declarations(f, index):
             if pending_type is not None:
                 key, private = pending_type
                 scope = Scope("type", key, scope)
+                scope.locals.update(pending_locals)
+                pending_locals = {}
                 if private:
                     private_scopes.add(scope)
                 pending_type = None
@@ -789,6 +819,12 @@ class Checker:
         self.problems = {}   # (file, name) -> message
         self.ambiguous = 0
         self.ambiguous_names = {}
+        # what extensions of types ModelStore does not declare (Array, String, ...) add
+        self.platform_members = {}
+        for key, members in index.members.items():
+            if key not in index.types:
+                for name, decls in members.items():
+                    self.platform_members.setdefault(name, []).extend(decls)
 
     def visible(self, decls, f):
         return [d for d in decls if not d.private or d.file == f.relative]
@@ -867,58 +903,145 @@ class Checker:
                 return found
         return None
 
-    def expression_type(self, f, i):
-        """The type of the receiver that ends at token i, if the check can tell."""
+    def decl_type(self, d, scope):
+        """The type key of a value d declares (a property's, a function's result, an enum
+        case's enum), PLATFORM, or None."""
+        if d.kind == "case":
+            return d.owner
+        text = d.type
+        if text is None or (text != PLATFORM and text.split(".")[0] in d.generics):
+            return None
+        if text == "Self":
+            return d.owner
+        if text != PLATFORM and d.owner:
+            parts = d.owner.split(".")
+            for cut in range(len(parts), 0, -1):
+                candidate = ".".join(parts[:cut]) + "." + text
+                if candidate in self.index.types:
+                    return candidate
+        return self.resolve(text, scope)
+
+    def result(self, decls, f, i, scope):
+        """The one type the declarations of the name at i give its use, or None."""
+        call = arguments(f.tokens, i) if i + 1 < len(f.tokens) and f.tokens[i + 1] == "(" else None
+        if call is not None:
+            chosen = [d for d in decls if d.kind in ("func", "case") and accepts(d.params, call)]
+            if any(d.kind == "var" for d in decls):
+                return None
+        else:
+            chosen = [d for d in decls if d.kind in ("var", "case")]
+            if any(d.kind == "func" for d in decls):
+                return None
+        types = {self.decl_type(d, scope) for d in chosen}
+        return types.pop() if len(types) == 1 else None
+
+    def local_type(self, f, value, scope, depth):
+        if isinstance(value, tuple):
+            return self.chain_type(f, value[1], value[2], depth + 1)
+        return self.resolve(value, scope) if value else None
+
+    def receiver_type(self, f, r):
+        """The type of the receiver that ends at token r (`a.b(c)?.d`), if the check can tell:
+        a type key, PLATFORM, or None."""
         tokens = f.tokens
-        if i < 0:
+        k = r
+        while k >= 0:
+            t = tokens[k]
+            if t in ("?", "!") and k > 0 and (is_id(tokens[k - 1]) or tokens[k - 1] in (")", "]")):
+                k -= 1
+            elif t == ")":
+                depth = 0
+                o = k
+                while o >= 0:
+                    if tokens[o] == ")":
+                        depth += 1
+                    elif tokens[o] == "(":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    o -= 1
+                if o > 0 and is_id(tokens[o - 1]) and tokens[o - 1] not in KEYWORDS:
+                    k = o - 1
+                else:
+                    return None
+            elif is_id(t):
+                if k > 1 and tokens[k - 1] == "." and (is_id(tokens[k - 2]) or tokens[k - 2] in (")", "?", "!")):
+                    k -= 2
+                elif k > 0 and tokens[k - 1] == ".":
+                    return None
+                else:
+                    return self.chain_type(f, k, r + 1, 0)
+            else:
+                return None
+        return None
+
+    def chain_type(self, f, s, e, depth):
+        """The type of the chain of names, calls and `?`/`!` at tokens [s, e), if the check
+        can tell."""
+        if depth > 8:
             return None
-        t = tokens[i]
-        scope = f.scopes[i]
-        if t in ("?", "!") and i > 0 and is_id(tokens[i - 1]):
-            i -= 1
-            t = tokens[i]
+        tokens = f.tokens
+        scope = f.scopes[s]
+        k = s
+        while k < e and tokens[k] in ("try", "await", "?", "!"):
+            k += 1
+        if k >= e:
+            return None
+        t = tokens[k]
+        call = k + 1 < len(tokens) and tokens[k + 1] == "("
         if t in ("self", "Self"):
-            if i > 0 and tokens[i - 1] == ".":
-                return self.expression_type(f, i - 2)
-            return self.enclosing(scope)
-        if not is_id(t) or t in KEYWORDS:
+            typ = self.enclosing(scope)
+            k += 1
+        elif not is_id(t) or t in KEYWORDS:
             return None
-        if i > 0 and tokens[i - 1] == ".":
-            base = self.expression_type(f, i - 2)
-            if base is None or base == PLATFORM:
-                return base
-            decls = self.member(base, t, f)
+        else:
+            found, value = self.local(t, scope)
+            if found:
+                if call:
+                    return None
+                typ = self.local_type(f, value, scope, depth)
+                k += 1
+            elif t[:1].isupper():
+                typ = self.lookup_type(t, scope) or PLATFORM
+                k += 1
+                if k < e and tokens[k] == "<":
+                    k = match(tokens, k, "<", ">") + 1
+                if k < e and tokens[k] == "(":
+                    k = match(tokens, k, "(", ")") + 1
+            else:
+                decls = None
+                c = scope
+                while c is not None and not decls:
+                    if c.kind == "type":
+                        decls = self.member(c.key, t, f)
+                    c = c.parent
+                decls = decls or self.visible(self.index.globals.get(t, []), f)
+                typ = self.result(decls, f, k, scope) if decls else None
+                k += 1
+                if call:
+                    k = match(tokens, k, "(", ")") + 1
+        while k < e:
+            t = tokens[k]
+            if t in ("?", "!"):
+                k += 1
+                continue
+            if t != "." or k + 1 >= e or not is_id(tokens[k + 1]) or typ is None or typ == PLATFORM:
+                return None
+            name = tokens[k + 1]
+            decls = self.member(typ, name, f)
             if not decls:
                 return None
             if all(d.kind == "type" for d in decls):
-                return self.lookup_type(base + "." + t, None) or None
-            types = {d.type for d in decls if d.kind != "func"}
-            if len(types) == 1 and None not in types and all(d.kind != "func" for d in decls):
-                return self.resolve(types.pop(), scope)
-            return None
-        found, text = self.local(t, scope)
-        if found:
-            if i + 1 < len(tokens) and tokens[i + 1] == "(":
-                return None
-            return self.resolve(text, scope) if text else None
-        if t[:1].isupper():
-            if i + 1 < len(tokens) and tokens[i + 1] in ("(", "<"):
-                return None      # a value of the type, whose static members this is not
-            return self.lookup_type(t, scope) or PLATFORM
-        key = self.enclosing(scope)
-        if key is not None:
-            decls = self.member(key, t, f)
-            if decls and all(d.kind == "var" for d in decls):
-                types = {d.type for d in decls}
-                if len(types) == 1 and None not in types:
-                    return self.resolve(types.pop(), scope)
-            return None
-        decls = self.visible(self.index.globals.get(t, []), f)
-        if decls and all(d.kind == "var" for d in decls):
-            types = {d.type for d in decls}
-            if len(types) == 1 and None not in types:
-                return self.resolve(types.pop(), scope)
-        return None
+                typ = typ + "." + name if typ + "." + name in self.index.types else None
+                k += 2
+                if k < e and tokens[k] == "(":
+                    k = match(tokens, k, "(", ")") + 1
+                continue
+            typ = self.result(decls, f, k + 1, scope)
+            k += 2
+            if k < e and tokens[k] == "(":
+                k = match(tokens, k, "(", ")") + 1
+        return typ
 
     def judge(self, f, i, name, decls, platform, what):
         # Overloads the call's argument labels cannot reach are left out (unless none can be
@@ -968,8 +1091,12 @@ class Checker:
             if prev == ".":
                 # receiver.member, Type.member, `.member`
                 receiver = i - 2
-                base = self.expression_type(f, receiver) if receiver >= 0 and (is_id(tokens[receiver]) or tokens[receiver] in ("?", "!")) else None
+                base = self.receiver_type(f, receiver) if receiver >= 0 and (is_id(tokens[receiver]) or tokens[receiver] in ("?", "!", ")")) else None
                 if base == PLATFORM:
+                    # Swift's or Foundation's type: only what ModelStore adds to such types counts
+                    decls = self.visible(self.platform_members.get(t, []), f)
+                    if decls:
+                        self.judge(f, i, t, decls, t in PLATFORM_NAMES, "member")
                     continue
                 if base is not None:
                     decls = self.member(base, t, f)
