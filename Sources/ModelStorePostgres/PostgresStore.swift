@@ -128,6 +128,7 @@
         let server: PostgresConfiguration
 
         var description: String { server.description }
+        var dialect: any SQLDialect { PostgresDialect() }
 
         func open(_ settings: RemoteConnectionSettings) throws -> any RemoteConnection {
             try PostgresDriverConnection(server: server, settings: settings)

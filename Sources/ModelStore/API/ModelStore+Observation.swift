@@ -184,7 +184,7 @@ extension ModelStore {
     /// for await change in store.changes(of: Snack.self) { print(change.inserted) }
     /// ```
     public func changes<M: StoredModel>(of type: M.Type) -> ModelChangeStream<M> {
-        if isOnServer { return ModelChangeStream(store: self, table: nil, failure: observationUnsupported()) }
+        if cannotObserve { return ModelChangeStream(store: self, table: nil, failure: observationUnsupported()) }
         do {
             let table = try TableDescription.of(type)
             return ModelChangeStream(store: self, table: ObservedTable(name: table.tableName, keyColumns: table.keyNames), failure: nil)
@@ -204,7 +204,7 @@ extension ModelStore {
     public func changes<M: StoredModel>(of type: M.Type, onChange: @escaping @Sendable (ModelChanges<M>) -> Void) throws
         -> ObservationToken
     {
-        if isOnServer { throw observationUnsupported() }
+        if cannotObserve { throw observationUnsupported() }
         let table = try TableDescription.of(type)
         let deliver = completionQueue
         let observer = StreamObserver(

@@ -36,7 +36,7 @@ final class Connection {
     private var remoteInTransaction = false
     /// Raised when a server reports a table or column that is not what a store checked: a
     /// server has no schema version, so this stands in for one (`PooledConnection`).
-    static let serverSchemaEpoch = Counter()
+    static let checkedSchemaEpoch = Counter()
     /// Savepoints made by `withSavepoint`, to name each one apart.
     private var savepoints = 0
     /// What may stop the call running on the connection now (see `running`), nil between
@@ -90,7 +90,7 @@ final class Connection {
     /// The first `count` bytes of the main database file (fewer when it is shorter) and its
     /// size, read through SQLite's own descriptor: see `csqlite_read_file_start`.
     func readFileStart(count: Int) throws -> (bytes: [UInt8], size: Int64) {
-        try refuseOnServer("reading the database file")
+        try refuseUnlessLocal("reading the database file")
         var size: sqlite3_int64 = 0
         var bytes = [UInt8](repeating: 0, count: count)
         let rc = bytes.withUnsafeMutableBytes { csqlite_read_file_start(handle, $0.baseAddress, Int32(count), &size) }
@@ -104,7 +104,7 @@ final class Connection {
     /// SQLite's online backup API, in one step: the copy is the snapshot this connection
     /// reads (inside a read transaction, exactly that one).
     func backup(to path: String) throws {
-        try refuseOnServer("backup(to:)")
+        try refuseUnlessLocal("backup(to:)")
         let destination = try Connection(
             location: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, busyTimeout: 5)
         defer { destination.close() }
@@ -141,12 +141,12 @@ final class Connection {
         remote?.close()
     }
 
-    /// Throws `.unsupported` naming `feature` on a server: it is SQLite's alone.
-    func refuseOnServer(_ feature: String) throws {
+    /// Throws `.unsupported` naming `feature` on a server's connection: it is SQLite's alone.
+    func refuseUnlessLocal(_ feature: String) throws {
         guard remote != nil else { return }
         throw ModelStoreError(
             .unsupported, "\(feature) is SQLite's alone; the store at \(location) is on \(dialect.name).",
-            suggestion: "Use the server's own tools for it (for PostgreSQL, pg_dump), or a SQLite store.")
+            suggestion: "Use the server's own tools for it (its dump and backup programs), or a SQLite store.")
     }
 
     /// Prepares `sql` on the local SQLite database (on a server, the row buffer).
@@ -173,12 +173,12 @@ final class Connection {
         do {
             result = try remote.run(sql, values)
         } catch {
-            // A failed statement inside a transaction leaves PostgreSQL's transaction
+            // A failed statement inside a transaction may leave a server's transaction
             // aborted: only ROLLBACK works. A lost connection has none left.
             if let failure = error as? ModelStoreError {
                 if failure.code == .connectionLost { remoteInTransaction = false }
-                // Every store checks its tables again at its next write (see `serverSchemaEpoch`).
-                if failure.code == .schemaMismatch { Self.serverSchemaEpoch.increment() }
+                // Every store checks its tables again at its next write (see `checkedSchemaEpoch`).
+                if failure.code == .schemaMismatch { Self.checkedSchemaEpoch.increment() }
             }
             throw error
         }
@@ -403,7 +403,7 @@ final class Connection {
             var error = noteEndedTransaction(after: error)
             // A server conflict doomed the transaction, whatever the block made of it (it may
             // have caught the conflict and thrown its own error): the store runs it again.
-            if depth == 0, let cause = transactionGuard.cause, cause.isServerConflict { error = cause }
+            if depth == 0, let cause = transactionGuard.cause, cause.isRetryableConflict { error = cause }
             rollback(depth: depth, savepoint: savepoint)
             throw error
         }
@@ -447,7 +447,7 @@ final class Connection {
     /// returns the error to throw: for SQLite's own rollback, the statement's error saying
     /// so; for a refused commit (`SQLITE_CONSTRAINT_COMMITHOOK`), the `.rolledBack` error.
     private func noteEndedTransaction(after error: any Error) -> any Error {
-        if let conflict = error as? ModelStoreError, conflict.isServerConflict, transactionDepth > 0 || remote != nil {
+        if let conflict = error as? ModelStoreError, conflict.isRetryableConflict, transactionDepth > 0 || remote != nil {
             // The server rolled back (a deadlock) or will refuse to commit (a serialization
             // failure) the whole transaction: nothing later in it may run.
             transactionGuard.ended = true
@@ -551,7 +551,7 @@ final class Connection {
     /// what triggers recorded can skip the read when none did. `flag` must live as long as
     /// the connection (its owner keeps it).
     func registerChangeFlag(_ flag: ChangeFlag) throws {
-        try refuseOnServer("Observing changes")
+        try refuseUnlessLocal("Observing changes")
         let rc = sqlite3_create_function_v2(
             handle, "modelstore_changed", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, Unmanaged.passUnretained(flag).toOpaque(),
             { context, _, _ in

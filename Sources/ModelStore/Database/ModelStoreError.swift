@@ -174,11 +174,9 @@ public struct ModelStoreError: Error, Sendable {
         sqliteCode.map { $0 & 0xFF }
     }
 
-    /// A deadlock (40P01) or serialization failure (40001) that a server resolved by rolling
-    /// the transaction back: running the same work again may succeed.
-    var isServerConflict: Bool {
-        serverState == "40P01" || serverState == "40001"
-    }
+    /// A deadlock or serialization failure that a server resolved by rolling the transaction
+    /// back (its driver says so): running the same work again may succeed.
+    package internal(set) var isRetryableConflict = false
 }
 
 extension ModelStoreError.Code {
@@ -234,48 +232,19 @@ extension ModelStoreError {
     }
 
     /// An error from an SQLite result code, with SQLite's message and the SQL.
-    /// An error a server database reported: `state` is its SQLSTATE, mapped to the code the
-    /// engine and callers match on (what SQLite's result codes map to, where they agree).
-    package static func server(state: String?, message: String, sql: String?, column: String? = nil) -> ModelStoreError {
-        let code: Code
-        var summary = message
-        switch state ?? "" {
-        case "23505", "23502", "23503", "23514", "23P01", "23000":
-            code = .constraintViolation
-            summary = "A constraint refused the change: \(message)."
-        case "40001", "40P01":
-            code = .busy
-            summary = "The server could not order this transaction with another one (\(message)); it was rolled back."
-        case "55P03":
-            // lock_timeout, which a store sets to its busy timeout.
-            code = .busy
-            summary =
-                "Another connection held a lock this call needed for longer than the busy timeout (\(message)); the call was rolled back."
-        case "53100":
-            code = .storeFull
-        case "54000", "54001", "54011", "54023":
-            code = .invalidQuery
-        case "42P01", "42703", "42804", "22P02":
-            // A table, column or type that is not what the store checked: changed behind its back.
-            code = .schemaMismatch
-            summary =
-                "The stored table is not what the model expects (\(message)): it was changed behind the store's back. Nothing was written."
-        case "25006":
-            code = .readOnly
-        case "57014":
-            // query_canceled: the statement timeout a time limit set, or a cancel request.
-            code = message.contains("statement timeout") ? .timedOut : .cancelled
-        case let other where other.hasPrefix("08") || other == "57P01" || other == "57P02" || other == "57P03":
-            code = .connectionLost
-            summary =
-                "The connection to the database server was lost: \(message). The server rolled back any open transaction; nothing of the call was written."
-        default:
-            code = .server
-        }
+    /// An error a server's driver reported, with the code it mapped its own error to:
+    /// `state` is the server's error code (for example an SQLSTATE), `message` its own words,
+    /// and `retryable` says that the server rolled the transaction back to break a deadlock
+    /// or a serialization conflict, so running the same work again may succeed.
+    package static func backend(
+        _ code: Code, _ summary: String, message: String, state: String?, sql: String?, column: String? = nil,
+        retryable: Bool = false
+    ) -> ModelStoreError {
         var error = ModelStoreError(code, summary, column: column)
         error.serverState = state
         error.sqliteMessage = message
         error.sql = sql
+        error.isRetryableConflict = retryable
         if code == .connectionLost { error.suggestion = "Try the call again; the store reconnects." }
         return error
     }

@@ -56,6 +56,8 @@ package protocol RemoteOpener: Sendable {
     func open(_ settings: RemoteConnectionSettings) throws -> any RemoteConnection
     /// Where the server is, for messages (never a password).
     var description: String { get }
+    /// The server's SQL and what it can do.
+    var dialect: any SQLDialect { get }
 }
 
 /// The server side of a `Statement`: the SQL it sends, the values bound, and the rows that

@@ -1,19 +1,21 @@
 import Foundation
 
 /// What differs between the SQL of the backends ModelStore runs on: the one place the engine
-/// asks, so its statements are written once.
+/// asks, so its statements are written once. The core declares it and implements it for
+/// SQLite (`SQLiteDialect`); a driver product implements it for its server (ModelStorePostgres:
+/// `PostgresDialect`), so nothing in the core names another backend.
 ///
 /// The engine writes SQL with SQLite's placeholders (`?`, `?NNN`); a backend that numbers
 /// them otherwise renumbers them when it prepares a statement (`SQLDialect.finish`).
 /// Everything else that differs — identity tests, collations, column types, upsert details,
-/// schema inspection, limits — the engine takes from here. Statements are cached per
-/// connection once written, so none of this is on a hot path.
-protocol SQLDialect: Sendable {
+/// schema inspection, limits — the engine takes from here, and what a backend can do at all
+/// from its `capabilities`. Statements are cached per connection once written, so none of
+/// this is on a hot path.
+package protocol SQLDialect: Sendable {
     /// The backend's name, for messages ("SQLite", "PostgreSQL").
     var name: String { get }
-    /// Whether this is a server database reached through a driver (PostgreSQL): SQLite's
-    /// file machinery (WAL, `PRAGMA`s, triggers calling Swift functions, FTS5) is absent.
-    var isServer: Bool { get }
+    /// What the backend can do, each a question the engine asks where backends differ.
+    var capabilities: BackendCapabilities { get }
     /// The most parameters one statement may take.
     var maximumParameters: Int { get }
     /// Whether one INSERT may carry several `ON CONFLICT` clauses (one per unique index).
@@ -63,11 +65,130 @@ protocol SQLDialect: Sendable {
     /// (`milliseconds`), or lifts that bound (nil), when the database enforces it itself;
     /// nil when the store's own progress handler does (SQLite: see `Connection.running`).
     func statementTimeout(milliseconds: Int?) -> String?
+    /// The longest name the backend keeps, in bytes (a longer one it would cut silently), or
+    /// nil when names are unlimited.
+    var maximumNameLength: Int? { get }
+    /// The SQLite type whose affinity matches a column the backend declares as `declaredType`
+    /// (what `tableColumnsSQL` answers), for the check that a stored column keeps what a
+    /// property stores.
+    func affinity(ofDeclaredType declaredType: String) -> String
+    /// A statement taking one text parameter that holds a lock until the transaction ends, so
+    /// stores in other processes preparing the same table wait for each other; nil when the
+    /// backend's own write lock already serializes them.
+    var tablePreparationLockSQL: String? { get }
+    /// A query returning a row when the foreign-key constraint named by its one parameter
+    /// exists, for backends that add constraints after their tables (see capabilities).
+    var constraintExistsSQL: String? { get }
+    /// Queries returning a row when a table, or an index, named by their one parameter exists,
+    /// ignoring case as the backend's names do.
+    func existsIgnoringCaseSQL(index: Bool) -> String
+    /// A statement that moves the key sequence of `table`'s assigned integer key past every
+    /// stored key (records saved with keys of their own do not move it); nil when the
+    /// database takes the largest key plus one by itself (SQLite's rowid).
+    func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String?
+    /// The parameter carrying `values` (integers or texts) for `column = ANY(?)`, when the
+    /// backend takes an array as one parameter; nil when it does not (SQLite: `json_each`).
+    func arrayParameter(_ values: [SQLValue]) -> SQLValue?
+    /// `function(column)` as the backend must spell it to answer as SQLite does (an integer
+    /// sum, a Double average), or nil when the plain call does.
+    func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String?
+    /// The statements that let a reader create its private temporary tables, and those that
+    /// make it read-only again; nil when a reader's connection may always write its own.
+    var temporaryWritesOnReader: (allow: String, forbid: String)? { get }
+}
+
+/// What a backend can do, each answered once by its dialect: the engine asks these where the
+/// backends differ, and never which backend it runs on. A third backend (a MySQL or libSQL
+/// driver) answers them for itself; see docs/ARCHITECTURE.md.
+package struct BackendCapabilities: Sendable {
+    /// The schema is read through SQLite's catalog (`PRAGMA table_info`, `sqlite_master`,
+    /// `PRAGMA schema_version`), which also tells collations, STRICT tables and join-table
+    /// shapes; otherwise through `SQLDialect.tableColumnsSQL` alone, and tables are checked
+    /// again only when a statement met one changed behind the store's back.
+    package var sqliteCatalog: Bool
+    /// Committed changes are recorded by triggers calling into the store, so live queries and
+    /// change streams work (`observe`, `changes`).
+    package var observesChanges: Bool
+    /// Foundation `#Predicate`s translate to this backend's functions.
+    package var translatesPredicates: Bool
+    /// Conditions and orderings reach inside JSON-stored values (`json_extract`, `json_each`).
+    package var conditionsInsideJSON: Bool
+    /// Full-text search (an FTS5 index kept by triggers).
+    package var fullTextSearch: Bool
+    /// A column may declare one of SQLite's collations (`NOCASE`, `RTRIM`).
+    package var columnCollations: Bool
+    /// Declared former names of tables and columns are renamed in place.
+    package var renames: Bool
+    /// Text may hold NUL characters; where it may not, a value with one is refused before
+    /// anything is written.
+    package var textHoldsNUL: Bool
+    /// Every row has a `rowid` that selects it (a page of a query is selected by rowid).
+    package var rowids: Bool
+    /// A `Decimal` is stored as text and needs the store's collation to order as a number
+    /// (otherwise the column is an exact numeric type of the database's own).
+    package var decimalsAsText: Bool
+    /// A failed statement aborts its whole transaction, so a read inside a block runs in a
+    /// savepoint of its own (SQLite undoes only the statement).
+    package var failedStatementAbortsTransaction: Bool
+    /// A foreign key is checked against its table when declared, so link constraints and join
+    /// tables are added once the related tables exist, and columns are added without them.
+    package var foreignKeysAfterTables: Bool
+    /// `CREATE TABLE … AS SELECT …` takes parameters.
+    package var createTableAsTakesParameters: Bool
+    /// Writers in several connections take row locks as they go, so a batch writes its rows in
+    /// key order (two batches then never wait on each other in a cycle).
+    package var rowLocksInKeyOrder: Bool
+    /// `GLOB` matches case-sensitively, and `LIKE` folds ASCII letters; otherwise text is
+    /// matched with `strpos`, `starts_with` and `LIKE … ESCAPE ''` on ASCII-lowered text.
+    package var globAndLike: Bool
+    /// Every column declares a type (SQLite may leave one untyped, taking any value).
+    package var typesEveryColumn: Bool
+    /// In `ON CONFLICT … DO UPDATE … WHERE`, a bare column name is ambiguous between the
+    /// stored and the proposed row, so the stored row's columns are qualified by the table.
+    package var qualifiedUpsertColumns: Bool
+    /// `a != ?` also matches a stored NULL when spelled `IS DISTINCT FROM` (the spelling this
+    /// backend's `!=` needs to answer as SQLite's does for the store's conditions).
+    package var notEqualAsDistinct: Bool
+
+    /// What SQLite does: everything above.
+    package static let sqlite = BackendCapabilities(
+        sqliteCatalog: true, observesChanges: true, translatesPredicates: true, conditionsInsideJSON: true,
+        fullTextSearch: true, columnCollations: true, renames: true, textHoldsNUL: true, rowids: true,
+        decimalsAsText: true, failedStatementAbortsTransaction: false, foreignKeysAfterTables: false,
+        createTableAsTakesParameters: true, rowLocksInKeyOrder: false, globAndLike: true, typesEveryColumn: false,
+        qualifiedUpsertColumns: false, notEqualAsDistinct: false)
+
+    package init(
+        sqliteCatalog: Bool, observesChanges: Bool, translatesPredicates: Bool, conditionsInsideJSON: Bool,
+        fullTextSearch: Bool, columnCollations: Bool, renames: Bool, textHoldsNUL: Bool, rowids: Bool,
+        decimalsAsText: Bool, failedStatementAbortsTransaction: Bool, foreignKeysAfterTables: Bool,
+        createTableAsTakesParameters: Bool, rowLocksInKeyOrder: Bool, globAndLike: Bool, typesEveryColumn: Bool,
+        qualifiedUpsertColumns: Bool, notEqualAsDistinct: Bool
+    ) {
+        self.sqliteCatalog = sqliteCatalog
+        self.observesChanges = observesChanges
+        self.translatesPredicates = translatesPredicates
+        self.conditionsInsideJSON = conditionsInsideJSON
+        self.fullTextSearch = fullTextSearch
+        self.columnCollations = columnCollations
+        self.renames = renames
+        self.textHoldsNUL = textHoldsNUL
+        self.rowids = rowids
+        self.decimalsAsText = decimalsAsText
+        self.failedStatementAbortsTransaction = failedStatementAbortsTransaction
+        self.foreignKeysAfterTables = foreignKeysAfterTables
+        self.createTableAsTakesParameters = createTableAsTakesParameters
+        self.rowLocksInKeyOrder = rowLocksInKeyOrder
+        self.globAndLike = globAndLike
+        self.typesEveryColumn = typesEveryColumn
+        self.qualifiedUpsertColumns = qualifiedUpsertColumns
+        self.notEqualAsDistinct = notEqualAsDistinct
+    }
 }
 
 extension SQLDialect {
     /// The SQL of `value` as a string literal.
-    func literal(_ value: String) -> String {
+    package func literal(_ value: String) -> String {
         "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
     }
 }
@@ -75,7 +196,7 @@ extension SQLDialect {
 /// SQLite's SQL: what the engine writes natively.
 struct SQLiteDialect: SQLDialect {
     var name: String { "SQLite" }
-    var isServer: Bool { false }
+    var capabilities: BackendCapabilities { .sqlite }
     var maximumParameters: Int { 32_766 }
     var supportsMultipleUpsertClauses: Bool { Connection.supportsMultipleUpsertClauses }
     func identical(_ left: String, _ right: String) -> String { "\(left) IS \(right)" }
@@ -95,224 +216,15 @@ struct SQLiteDialect: SQLDialect {
     var canVacuumIntoFile: Bool { true }
     var vacuumTablesSQL: String? { nil }
     func statementTimeout(milliseconds: Int?) -> String? { nil }
-}
-
-/// PostgreSQL's SQL (version 12 and later).
-///
-/// Types: `Int64` BIGINT, `Double` DOUBLE PRECISION, text TEXT, bytes BYTEA, `Decimal`
-/// NUMERIC (exact, ordered as a number). Nested values stay JSON text, and a `Date` stays
-/// seconds since 1970 as DOUBLE PRECISION, exactly as on SQLite: TIMESTAMPTZ holds
-/// microseconds and would not give back the `Date` saved.
-struct PostgresDialect: SQLDialect {
-    var name: String { "PostgreSQL" }
-    var isServer: Bool { true }
-    var maximumParameters: Int { 65_535 }
-    var supportsMultipleUpsertClauses: Bool { false }
-    func identical(_ left: String, _ right: String) -> String { "\(left) IS NOT DISTINCT FROM \(right)" }
-    func distinct(_ left: String, _ right: String) -> String { "\(left) IS DISTINCT FROM \(right)" }
-    // Deterministic collations (every one but ICU's nondeterministic ones) call two texts
-    // equal only when their bytes are: no collation is needed to see a change.
-    var binaryCollation: String { "" }
-    var temporarySchema: String { "pg_temp" }
-    func columnType(_ sqliteType: String, isDecimal: Bool) -> String {
-        switch sqliteType {
-        case "INTEGER": return "BIGINT"
-        case "REAL": return "DOUBLE PRECISION"
-        case "BLOB": return "BYTEA"
-        case "TEXT": return isDecimal ? "NUMERIC" : "TEXT"
-        default: return "TEXT"
-        }
+    var maximumNameLength: Int? { nil }
+    func affinity(ofDeclaredType declaredType: String) -> String { declaredType }
+    var tablePreparationLockSQL: String? { nil }
+    var constraintExistsSQL: String? { nil }
+    func existsIgnoringCaseSQL(index: Bool) -> String {
+        "SELECT 1 FROM main.sqlite_master WHERE type = '\(index ? "index" : "table")' AND name = ? COLLATE NOCASE"
     }
-
-    /// The SQLite type whose affinity matches a PostgreSQL column's `data_type`, for the
-    /// checks that a stored column keeps what a property stores.
-    static func sqliteType(of dataType: String) -> String {
-        switch dataType.lowercased() {
-        case "bigint", "integer", "smallint", "boolean": return "INTEGER"
-        case "double precision", "real": return "REAL"
-        case "text", "character varying", "character", "numeric", "jsonb", "json", "uuid": return "TEXT"
-        case "bytea": return "BLOB"
-        default: return ""
-        }
-    }
-    func assignedKeyColumnType() -> String? { "BIGINT GENERATED BY DEFAULT AS IDENTITY" }
-    func insertedMarker(returning alreadyReturning: Bool, key: String?) -> String {
-        // xmax is 0 on a row this statement inserted, and set on one ON CONFLICT updated.
-        let columns = (key.map { ["\($0) AS modelstore_rowid"] } ?? []) + ["(xmax::text = '0') AS modelstore_inserted"]
-        return (alreadyReturning ? ", " : " RETURNING ") + columns.joined(separator: ", ")
-    }
-    var tableColumnsSQL: String {
-        """
-        SELECT c.column_name::text, c.data_type::text,
-            coalesce((SELECT k.ordinal_position FROM information_schema.key_column_usage k
-                JOIN information_schema.table_constraints t ON t.constraint_name = k.constraint_name
-                    AND t.table_schema = k.table_schema AND t.constraint_type = 'PRIMARY KEY'
-                WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name
-                    AND k.column_name = c.column_name), 0)::bigint
-        FROM information_schema.columns c
-        WHERE c.table_schema = current_schema() AND c.table_name = ?
-        ORDER BY c.ordinal_position
-        """
-    }
-    var tableExistsSQL: String {
-        "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?"
-    }
-    var createIndexLocksTable: Bool { true }
-    var indexExistsSQL: String {
-        "SELECT 1 FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND indexname = ?"
-    }
-    var hasCheckpoints: Bool { false }
-    var canVacuumIntoFile: Bool { false }
-    var vacuumTablesSQL: String? {
-        "SELECT format('%I.%I', schemaname, tablename) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
-    }
-    /// A session setting, set before the call's first statement (outside its transaction) and
-    /// reset after its last: a statement past it fails with 57014, "canceling statement due
-    /// to statement timeout". `RESET` returns to the role's or database's own setting.
-    func statementTimeout(milliseconds: Int?) -> String? {
-        milliseconds.map { "SET statement_timeout = \($0)" } ?? "RESET statement_timeout"
-    }
-
-    /// `sql` with SQLite's placeholders renumbered as PostgreSQL's (`?` → `$n` counting on
-    /// from the highest so far, `?NNN` → `$NNN`), and the statements SQLite spells
-    /// differently (`BEGIN IMMEDIATE`) in PostgreSQL's words; and how many parameters it takes.
-    func finish(_ sql: String) -> (sql: String, parameterCount: Int) {
-        switch sql {
-        // Every write is serializable: a block that reads, computes and writes (a transfer
-        // between two balances) cannot lose another connection's update, as it cannot on
-        // SQLite, where one writer runs at a time. The server reports what it cannot order
-        // (40001), and the store runs the call or block again.
-        case "BEGIN IMMEDIATE", "BEGIN EXCLUSIVE": return ("BEGIN ISOLATION LEVEL SERIALIZABLE", 0)
-        // A read block sees one snapshot, as a SQLite read transaction does. (Not READ ONLY:
-        // a read may create a temporary stand-in table.)
-        case "BEGIN DEFERRED": return ("BEGIN ISOLATION LEVEL REPEATABLE READ", 0)
-        default: break
-        }
-        let scanned = Self.scan(sql, renumbering: true)
-        return (scanned.statements.joined(separator: ";"), scanned.highest)
-    }
-
-    func split(_ sql: String) -> [String] {
-        Self.scan(sql, renumbering: false).statements.filter {
-            !Self.scan($0, renumbering: false, strippingComments: true).statements.joined().allSatisfy(\.isWhitespace)
-        }
-    }
-
-    /// Walks `sql` as PostgreSQL reads it — quoted text (`'…'`, `E'…'` with backslash escapes,
-    /// `$tag$…$tag$`), quoted names, `--` and nested `/* */` comments — and splits it at the
-    /// semicolons outside them, renumbering `?` placeholders outside them when asked.
-    static func scan(_ sql: String, renumbering: Bool, strippingComments: Bool = false) -> (statements: [String], highest: Int) {
-        let scalars = Array(sql.unicodeScalars)
-        var statements: [String] = []
-        var current = String.UnicodeScalarView()
-        var next = 1
-        var highest = 0
-        var index = 0
-        func isIdentifier(_ scalar: Unicode.Scalar) -> Bool {
-            scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-        }
-        func copy(_ end: Int) {
-            current.append(contentsOf: scalars[index..<min(end, scalars.count)])
-            index = min(end, scalars.count)
-        }
-        while index < scalars.count {
-            let scalar = scalars[index]
-            switch scalar {
-            case "'":
-                let escapes =
-                    index > 0 && (scalars[index - 1] == "E" || scalars[index - 1] == "e")
-                    && (index < 2 || !isIdentifier(scalars[index - 2]))
-                var end = index + 1
-                while end < scalars.count {
-                    if escapes && scalars[end] == "\\" {
-                        end += 2
-                        continue
-                    }
-                    if scalars[end] == "'" {
-                        if end + 1 < scalars.count, scalars[end + 1] == "'" {
-                            end += 2
-                            continue
-                        }
-                        break
-                    }
-                    end += 1
-                }
-                copy(end + 1)
-            case "\"":
-                var end = index + 1
-                while end < scalars.count {
-                    if scalars[end] == "\"" {
-                        if end + 1 < scalars.count, scalars[end + 1] == "\"" {
-                            end += 2
-                            continue
-                        }
-                        break
-                    }
-                    end += 1
-                }
-                copy(end + 1)
-            case "-" where index + 1 < scalars.count && scalars[index + 1] == "-":
-                var end = index
-                while end < scalars.count, scalars[end] != "\n" { end += 1 }
-                if strippingComments { index = end } else { copy(end) }
-            case "/" where index + 1 < scalars.count && scalars[index + 1] == "*":
-                var depth = 0
-                var end = index
-                repeat {
-                    if end + 1 < scalars.count, scalars[end] == "/", scalars[end + 1] == "*" {
-                        depth += 1
-                        end += 2
-                    } else if end + 1 < scalars.count, scalars[end] == "*", scalars[end + 1] == "/" {
-                        depth -= 1
-                        end += 2
-                    } else {
-                        end += 1
-                    }
-                } while depth > 0 && end < scalars.count
-                if strippingComments { index = end } else { copy(end) }
-            case "$" where index == 0 || !isIdentifier(scalars[index - 1]):
-                // `$tag$ … $tag$` (a tag never starts with a digit: `$1` is a parameter).
-                var tagEnd = index + 1
-                while tagEnd < scalars.count, isIdentifier(scalars[tagEnd]), !(tagEnd == index + 1 && ("0"..."9").contains(scalars[tagEnd]))
-                {
-                    tagEnd += 1
-                }
-                guard tagEnd < scalars.count, scalars[tagEnd] == "$" else {
-                    copy(index + 1)
-                    continue
-                }
-                let tag = Array(scalars[index...tagEnd])
-                var end = tagEnd + 1
-                while end < scalars.count {
-                    if scalars[end] == "$", end + tag.count <= scalars.count, Array(scalars[end..<end + tag.count]) == tag {
-                        end += tag.count
-                        break
-                    }
-                    end += 1
-                }
-                copy(end)
-            case "?" where renumbering:
-                var end = index + 1
-                var number = 0
-                while end < scalars.count, let digit = Int(String(scalars[end])), ("0"..."9").contains(scalars[end]) {
-                    number = number * 10 + digit
-                    end += 1
-                }
-                if end == index + 1 { number = next }
-                highest = max(highest, number)
-                next = highest + 1
-                current.append(contentsOf: "$\(number)".unicodeScalars)
-                index = end
-            case ";":
-                statements.append(String(current))
-                current = String.UnicodeScalarView()
-                index += 1
-            default:
-                current.append(scalar)
-                index += 1
-            }
-        }
-        if !String(current).allSatisfy(\.isWhitespace) || statements.isEmpty { statements.append(String(current)) }
-        return (statements, highest)
-    }
+    func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String? { nil }
+    func arrayParameter(_ values: [SQLValue]) -> SQLValue? { nil }
+    func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String? { nil }
+    var temporaryWritesOnReader: (allow: String, forbid: String)? { ("PRAGMA query_only = 0", "PRAGMA query_only = 1") }
 }

@@ -60,7 +60,7 @@ final class TransactionGuard {
         // A server that dropped the connection, or doomed the transaction in a conflict, is
         // reported as it happened: the caller matches `.connectionLost`, and a conflict makes
         // the store run the block again.
-        if let cause, cause.code == .connectionLost || cause.isServerConflict { return cause }
+        if let cause, cause.code == .connectionLost || cause.isRetryableConflict { return cause }
         let reason = cause.map { " (\($0.sqliteMessage ?? $0.message))" } ?? ""
         var error = ModelStoreError(
             .rolledBack,

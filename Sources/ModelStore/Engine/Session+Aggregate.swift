@@ -22,17 +22,11 @@ extension Session {
     /// numbers, and sum adds Decimals (`modelstore_decimal_sum`) rather than binary floating
     /// point. avg stays SQL's, a Double by its type.
     static func aggregateSQL(_ function: String, of column: String, _ compiler: QueryCompiler, _ reference: ColumnReference) -> String {
-        if compiler.dialect.isServer {
-            // PostgreSQL sums BIGINT as NUMERIC and averages as NUMERIC: cast back to what
-            // SQLite answers (an integer sum, a Double average). A Decimal's NUMERIC sums exactly.
-            let position = compiler.table.layout.position(of: reference.name)
-            let storage = position.map { compiler.table.columns[$0].storage }
-            switch function {
-            case "sum" where storage == .integer: return "CAST(sum(\(column)) AS BIGINT)"
-            case "avg": return "CAST(avg(\(column)) AS DOUBLE PRECISION)"
-            default: return "\(function)(\(column))"
-            }
-        }
+        // A backend whose sum or average answers in another type than SQLite's spells it so
+        // that it answers as SQLite does.
+        let position = compiler.table.layout.position(of: reference.name)
+        let integerColumn = position.map { compiler.table.columns[$0].storage } == .integer
+        if let spelled = compiler.dialect.aggregate(function, of: column, integerColumn: integerColumn) { return spelled }
         let collation = compiler.orderingCollation(for: reference)
         guard !collation.isEmpty else { return "\(function)(\(column))" }
         switch function {

@@ -74,17 +74,11 @@ extension Session {
         return .inserted
     }
 
-    /// On a server, moves the key column's sequence past every stored key: records saved with
+    /// Where keys come from a sequence, moves it past every stored key: records saved with
     /// keys of their own do not move it, and the next assigned key must not be one of theirs.
     /// (SQLite's rowid takes the largest key plus one by itself.)
     private func advanceKeySequence(_ table: TableDescription) throws {
-        guard connection.dialect.isServer else { return }
-        let key = quoted(table.keyNames[0])
-        let sql = """
-            SELECT setval(s, greatest(m, 1), m > 0) FROM (SELECT pg_get_serial_sequence(?1, ?2) AS s,
-                greatest(coalesce((SELECT max(\(key)) FROM \(table.quotedTable)), 0),
-                    coalesce(pg_sequence_last_value(pg_get_serial_sequence(?1, ?2)::regclass), 0)) AS m) AS sequence
-            """
+        guard let sql = connection.dialect.advanceKeySequenceSQL(table: table.quotedTable, key: quoted(table.keyNames[0])) else { return }
         _ = try connection.scalar(sql, [.text(table.quotedTable), .text(table.keyNames[0])])
     }
 

@@ -60,11 +60,11 @@ extension Session {
         let compiler = compiler(table)
         try compiler.checkRunsInSQL(query)
         guard query.isPaged else { return try compiler.whereClause(query.predicate) }
-        guard connection.dialect.isServer else {
+        if connection.dialect.capabilities.rowids {
             let page = try compiler.select("rowid", query)
             return SQLFragment(" WHERE rowid IN (" + page.sql + ")", page.values)
         }
-        // A server has no rowid: the page's keys select its records.
+        // Without rowids, the page's keys select its records.
         let key = "(" + table.keyOrder + ")"
         let page = try compiler.select(table.keyOrder, query)
         return SQLFragment(" WHERE \(key) IN (" + page.sql + ")", page.values)

@@ -141,11 +141,14 @@ enum StatementCatalog: Int {
             // COLLATE BINARY: see updateByKeyIfChanged; bytes decide what changed.
             + " WHERE "
             + compared.map { quoted(table.columns[$0].name) }
-            // A server sees the target's and the proposed row's columns alike: name the target.
-            .map { dialect.distinct((dialect.isServer ? table.quotedTable + "." : "") + $0, "excluded.\($0)") + dialect.binaryCollation }
+            // Where the stored and the proposed row's columns are alike ambiguous: name the target.
+            .map {
+                dialect.distinct((dialect.capabilities.qualifiedUpsertColumns ? table.quotedTable + "." : "") + $0, "excluded.\($0)")
+                    + dialect.binaryCollation
+            }
             .joined(separator: " OR ")
         if !dialect.supportsMultipleUpsertClauses, !table.keyMask.isSubset(of: shape) {
-            // One conflict target only (PostgreSQL): without the key (a key the database
+            // One conflict target only: without the key (a key the database
             // assigns), a unique index is what finds the stored record; with none, it is a new
             // record, and a clash with a stored key must fail, never update that record.
             guard let index = table.indexes.first(where: { $0.isUnique && $0.positions.allSatisfy(shape.contains) }) else { return "" }

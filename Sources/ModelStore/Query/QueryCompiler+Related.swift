@@ -145,7 +145,7 @@ extension QueryCompiler {
                 "\(table.modelName).\(reference.described) is not stored as a JSON array, so it has no elements to look for \(value.description) among.",
                 model: table.modelName, column: reference.described, value: value.description)
         }
-        if dialect.isServer {
+        if !dialect.capabilities.conditionsInsideJSON {
             throw ModelStoreError(
                 .unsupported,
                 "\(table.modelName).\(reference.described) is a JSON-stored array; looking inside one is SQLite's json_each, on SQLite only for now.",

@@ -92,7 +92,7 @@ struct QueryCompiler {
             )
         }
         let base = try column(ColumnReference(name: reference.name))
-        if dialect.isServer {
+        if !dialect.capabilities.conditionsInsideJSON {
             throw ModelStoreError(
                 .unsupported,
                 "\(table.modelName).\(reference.described) reaches inside a JSON-stored value, which conditions and orderings do on SQLite only for now.",
@@ -114,7 +114,7 @@ struct QueryCompiler {
     /// inside a JSON-stored one (a JSON number compares as a number). Ordering comparisons,
     /// ORDER BY terms and min/max arguments append it; equality needs none (the text is canonical).
     func orderingCollation(for reference: ColumnReference) -> String {
-        guard !dialect.isServer, reference.path.isEmpty, let position = table.layout.position(of: reference.name),
+        guard dialect.capabilities.decimalsAsText, reference.path.isEmpty, let position = table.layout.position(of: reference.name),
             table.columns[position].holdsDecimal
         else { return "" }
         return " COLLATE " + DecimalCollation.name
@@ -208,7 +208,7 @@ struct QueryCompiler {
             return SQLFragment(table.quotedTable) + (try whereClause(query.predicate))
         }
         let inner = try select(columns, query)
-        // PostgreSQL wants every subquery in FROM named.
+        // A server may want every subquery in FROM named.
         return SQLFragment("(" + inner.sql + ") AS \"modelstore_page\"", inner.values)
     }
 
@@ -218,7 +218,7 @@ struct QueryCompiler {
         switch node {
         case .compare(let reference, let op, let value):
             let collation = op == .equal || op == .notEqual ? "" : orderingCollation(for: reference)
-            if op == .notEqual, dialect.isServer {
+            if op == .notEqual, dialect.capabilities.notEqualAsDistinct {
                 return SQLFragment(dialect.distinct(try expression(reference), "?"), try bound([value], for: reference))
             }
             return SQLFragment("\(try expression(reference))\(collation) \(op.rawValue) ?", try bound([value], for: reference))
@@ -231,12 +231,13 @@ struct QueryCompiler {
                 "\(try expression(reference))\(orderingCollation(for: reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?",
                 try bound([lower, upper], for: reference))
         case .text(let reference, let match, let text, let caseInsensitive):
-            if dialect.isServer {
-                try Self.refuseNUL(in: [.text(text)], model: table.modelName, column: reference.name, code: .invalidQuery)
+            if !dialect.capabilities.textHoldsNUL {
+                try Self.refuseNUL(
+                    in: [.text(text)], model: table.modelName, column: reference.name, code: .invalidQuery, backend: dialect.name)
             }
             return try textMatch(try expression(reference), match, text, caseInsensitive: caseInsensitive)
         case .translated(let translate):
-            if dialect.isServer {
+            if !dialect.capabilities.translatesPredicates {
                 throw ModelStoreError(
                     .unsupported,
                     "A #Predicate on \(table.modelName) runs on SQLite only for now: its translation uses SQLite's functions.",
@@ -287,7 +288,9 @@ struct QueryCompiler {
     /// A condition's values in the column's declared form (`columnStorage`), if it has one:
     /// `\.createdAt > date` compares with the date's ISO text in an `iso8601` column.
     func bound(_ values: [SQLValue], for reference: ColumnReference) throws -> [SQLValue] {
-        if dialect.isServer { try Self.refuseNUL(in: values, model: table.modelName, column: reference.name, code: .invalidQuery) }
+        if !dialect.capabilities.textHoldsNUL {
+            try Self.refuseNUL(in: values, model: table.modelName, column: reference.name, code: .invalidQuery, backend: dialect.name)
+        }
         guard reference.path.isEmpty, table.layout.hasDeclaredForms, let format = table.layout.format(of: reference.name) else {
             return values
         }
@@ -358,58 +361,26 @@ struct QueryCompiler {
     static func membershipParts(
         _ column: String, _ values: [SQLValue], keyword: String = "IN", dialect: any SQLDialect = SQLiteDialect()
     ) -> [SQLFragment] {
-        if dialect.isServer { return serverMembershipParts(column, values, keyword: keyword) }
+        // A backend that takes an array as one parameter carries every integer and text in
+        // one (`column = ANY(?)`, typed by the column).
+        let takesArrays = dialect.arrayParameter([]) != nil
         var carried: [SQLValue] = []
         var inline: [SQLValue] = []
         for value in values {
             switch value {
             case .integer: carried.append(value)
-            case .text(let text) where !text.utf8.contains(0): carried.append(value)
-            default: inline.append(value)
-            }
-        }
-        if carried.count <= inlineListLimit {
-            inline += carried
-            carried = []
-        }
-        var parts: [SQLFragment] = []
-        if !carried.isEmpty {
-            parts.append(SQLFragment("\(column) \(keyword) (SELECT value FROM json_each(?))", [.text(jsonArray(carried))]))
-        }
-        for start in stride(from: 0, to: inline.count, by: inlineListLimit) {
-            let chunk = Array(inline[start..<min(start + inlineListLimit, inline.count)])
-            parts.append(
-                SQLFragment("\(column) \(keyword) (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk))
-        }
-        return parts
-    }
-
-    /// On a server: integers and texts as one array parameter (`column = ANY(?)`, typed by the
-    /// column), the rest inline.
-    private static func serverMembershipParts(_ column: String, _ values: [SQLValue], keyword: String) -> [SQLFragment] {
-        var carried: [SQLValue] = []
-        var inline: [SQLValue] = []
-        for value in values {
-            switch value {
-            case .integer, .text: carried.append(value)
+            case .text(let text) where takesArrays || !text.utf8.contains(0): carried.append(value)
             default: inline.append(value)
             }
         }
         var parts: [SQLFragment] = []
-        if !carried.isEmpty {
-            var array = "{"
-            for (offset, value) in carried.enumerated() {
-                if offset > 0 { array += "," }
-                switch value {
-                case .integer(let integer): array += String(integer)
-                case .text(let text):
-                    array += "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-                default: break
-                }
-            }
-            array += "}"
+        if takesArrays, !carried.isEmpty, let array = dialect.arrayParameter(carried) {
             let test = "\(column) = ANY(?)"
-            parts.append(SQLFragment(keyword == "IN" ? test : "NOT (\(test))", [.text(array)]))
+            parts.append(SQLFragment(keyword == "IN" ? test : "NOT (\(test))", [array]))
+        } else if carried.count <= inlineListLimit {
+            inline += carried
+        } else {
+            parts.append(SQLFragment("\(column) \(keyword) (SELECT value FROM json_each(?))", [.text(jsonArray(carried))]))
         }
         for start in stride(from: 0, to: inline.count, by: inlineListLimit) {
             let chunk = Array(inline[start..<min(start + inlineListLimit, inline.count)])
@@ -465,7 +436,7 @@ struct QueryCompiler {
                     value: SQLValue.text(text).description,
                     suggestion: "Use contains, hasPrefix or hasSuffix, which match NUL characters literally.")
             }
-            if dialect.isServer {
+            if !dialect.capabilities.globAndLike {
                 // SQLite's LIKE has no escape character, and folds ASCII letters only.
                 guard caseInsensitive else { return SQLFragment("\(column) LIKE ? ESCAPE ''", [.text(text)]) }
                 return SQLFragment("\(Self.asciiLower(column)) LIKE \(Self.asciiLower("?")) ESCAPE ''", [.text(text)])
@@ -474,7 +445,7 @@ struct QueryCompiler {
             return SQLFragment("\(column) GLOB ?", [.text(Self.globPattern(fromLike: text))])
         }
         if text.isEmpty { return SQLFragment("\(column) IS NOT NULL") }
-        if dialect.isServer {
+        if !dialect.capabilities.globAndLike {
             // strpos, left and right compare characters exactly (the database is UTF-8);
             // folding is SQLite's: ASCII letters only, whatever the server's locale.
             let subject = caseInsensitive ? Self.asciiLower(column) : column
@@ -516,12 +487,13 @@ struct QueryCompiler {
         }
     }
 
-    /// Throws `code` when a text value holds a NUL character, which a server's text cannot.
-    static func refuseNUL(in values: [SQLValue], model: String, column: String, code: ModelStoreError.Code) throws {
+    /// Throws `code` when a text value holds a NUL character, which the backend's text cannot
+    /// (see `BackendCapabilities.textHoldsNUL`).
+    static func refuseNUL(in values: [SQLValue], model: String, column: String, code: ModelStoreError.Code, backend: String) throws {
         for value in values {
             guard case .text(let text) = value, text.utf8.contains(0) else { continue }
             throw ModelStoreError(
-                code, "\(model).\(column) is given a text with a NUL character (U+0000), which PostgreSQL text cannot hold.",
+                code, "\(model).\(column) is given a text with a NUL character (U+0000), which \(backend) text cannot hold.",
                 model: model, column: column, value: value.description,
                 suggestion: "Remove the NUL characters, or store the bytes as Data.")
         }

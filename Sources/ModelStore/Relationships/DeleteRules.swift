@@ -25,8 +25,8 @@ extension Session {
             let name = "modelstore_deleting_\(Self.scratchTables.next())"
             let temp = connection.dialect.temporarySchema
             try connection.execute("DROP TABLE IF EXISTS \(temp).\(quoted(name))")
-            if connection.dialect.isServer {
-                // A server takes no parameters in CREATE TABLE … AS: make it empty, then fill it.
+            if !connection.dialect.capabilities.createTableAsTakesParameters {
+                // No parameters in CREATE TABLE … AS: make it empty, then fill it.
                 try connection.execute(
                     "CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WITH NO DATA")
                 let fill = SQLFragment("INSERT INTO \(quoted(name)) SELECT \(table.keyOrder) FROM \(table.quotedTable) WHERE ") + condition

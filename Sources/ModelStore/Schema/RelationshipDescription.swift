@@ -62,7 +62,7 @@ struct JoinTableDescription: Sendable, Hashable {
             ]
         return [
             "CREATE TABLE IF NOT EXISTS \(quoted(name)) (" + definitions.joined(separator: ", ") + ")",
-            "CREATE INDEX IF NOT EXISTS \(quoted(dialect.isServer ? SchemaMigrator.serverName("index_" + name + "_target") : "index_" + name + "_target")) ON \(quoted(name)) (\(list(targetColumns)))",
+            "CREATE INDEX IF NOT EXISTS \(quoted(SchemaMigrator.shortened("index_" + name + "_target", to: dialect.maximumNameLength))) ON \(quoted(name)) (\(list(targetColumns)))",
         ]
     }
 }

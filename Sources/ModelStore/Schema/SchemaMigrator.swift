@@ -9,12 +9,11 @@ enum SchemaMigrator {
 
     /// Makes the table match `table`; runs inside the caller's transaction.
     static func prepare(_ table: TableDescription, on connection: Connection) throws {
-        if connection.dialect.isServer {
-            try refuseOnServer(table, connection.dialect)
-            // Stores in other processes may prepare the same table at the same moment, and
-            // PostgreSQL's CREATE … IF NOT EXISTS is not safe against that: one at a time,
-            // until the transaction ends.
-            _ = try connection.scalar("SELECT pg_advisory_xact_lock(hashtext(?))", [.text("modelstore " + table.tableName)])
+        try refuseUnsupported(table, connection.dialect)
+        if let lock = connection.dialect.tablePreparationLockSQL {
+            // Stores in other processes may prepare the same table at the same moment: one at
+            // a time, until the transaction ends.
+            _ = try connection.scalar(lock, [.text("modelstore " + table.tableName)])
         }
         // Declared renames first, so the checks below see the names the model uses. A check
         // that fails then throws inside the caller's transaction, which undoes the renames.
@@ -37,9 +36,9 @@ enum SchemaMigrator {
             try connection.execute(createTableSQL(table, dialect: dialect))
         }
         try createIndexes(table, on: connection)
-        if dialect.isServer {
-            // A server checks a foreign key's table when the key is declared: the links and
-            // join tables come in `linkOnServer`, once the related tables exist.
+        if dialect.capabilities.foreignKeysAfterTables {
+            // The backend checks a foreign key's table when the key is declared: the links and
+            // join tables come in `linkAfterTables`, once the related tables exist.
             return
         }
         for relationship in table.relationships {
@@ -50,42 +49,38 @@ enum SchemaMigrator {
         try prepareSearchIndex(table, on: connection)
     }
 
-    /// On a server, after the tables `table` links to exist: its join tables, and foreign
-    /// keys on its link columns (added once, by name).
-    static func linkOnServer(_ table: TableDescription, on connection: Connection) throws {
+    /// Where foreign keys come after their tables (`foreignKeysAfterTables`), once the tables
+    /// `table` links to exist: its join tables, and foreign keys on its link columns (added
+    /// once, by name).
+    static func linkAfterTables(_ table: TableDescription, on connection: Connection) throws {
         for relationship in table.relationships {
             if case .joinTable(let join) = relationship.storage {
                 for sql in join.createSQL(dialect: connection.dialect) { try connection.execute(sql) }
             }
         }
         for (offset, constraint) in table.foreignKeyConstraints.enumerated() {
-            let name = serverName("fk_\(table.tableName)_\(offset)")
-            guard
-                try connection.scalar(
-                    "SELECT 1 FROM pg_catalog.pg_constraint WHERE conname = ? AND connamespace = current_schema()::regnamespace",
-                    [.text(name)]) == nil
-            else { continue }
+            let name = shortened("fk_\(table.tableName)_\(offset)", to: connection.dialect.maximumNameLength)
+            if let exists = connection.dialect.constraintExistsSQL, try connection.scalar(exists, [.text(name)]) != nil { continue }
             try connection.execute("ALTER TABLE \(table.quotedTable) ADD CONSTRAINT \(quoted(name)) \(constraint)")
         }
     }
 
-    /// PostgreSQL's longest name, in bytes: a longer one is silently cut to it.
-    static let serverNameLimit = 63
-
-    /// A name of ModelStore's own making, cut to the server's limit with a hash of the whole
-    /// kept in it, so two long names never become one.
-    static func serverName(_ name: String) -> String {
-        guard name.utf8.count > serverNameLimit else { return name }
+    /// A name of ModelStore's own making, cut to the backend's limit (`maximumNameLength`)
+    /// with a hash of the whole kept in it, so two long names never become one.
+    static func shortened(_ name: String, to limit: Int?) -> String {
+        guard let limit, name.utf8.count > limit else { return name }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         var prefix = ""
-        for character in name where prefix.utf8.count + character.utf8.count <= serverNameLimit - 17 { prefix.append(character) }
+        for character in name where prefix.utf8.count + character.utf8.count <= limit - 17 { prefix.append(character) }
         return prefix + "_" + String(hash, radix: 16)
     }
 
-    /// What a server store refuses in a model: names the server would cut (two models, or
-    /// two properties, would become one), SQLite's own collations and full-text search.
-    static func refuseOnServer(_ table: TableDescription, _ dialect: any SQLDialect) throws {
+    /// What a backend refuses in a model: names it would cut (two models, or two properties,
+    /// would become one), and what its capabilities lack — renames, SQLite's own collations,
+    /// full-text search.
+    static func refuseUnsupported(_ table: TableDescription, _ dialect: any SQLDialect) throws {
+        let capabilities = dialect.capabilities
         var names: [(String, String?)] = [(table.tableName, nil)] + table.columns.map { (table.tableName, $0.name) }
         names += table.indexes.map { (table.tableName, $0.name) }
         for relationship in table.relationships {
@@ -94,29 +89,29 @@ enum SchemaMigrator {
                 names += (join.ownerColumns + join.targetColumns).map { (join.name, $0) }
             }
         }
-        for (owner, column) in names where (column ?? owner).utf8.count > serverNameLimit {
+        for (owner, column) in names where (column ?? owner).utf8.count > dialect.maximumNameLength ?? .max {
             let name = column ?? owner
             throw ModelStoreError(
                 .invalidModel,
-                "The name '\(name)' (of \(table.modelName)) is \(name.utf8.count) bytes long; \(dialect.name) cuts names to \(serverNameLimit) bytes, so two names sharing their start would become one.",
+                "The name '\(name)' (of \(table.modelName)) is \(name.utf8.count) bytes long; \(dialect.name) cuts names to \(dialect.maximumNameLength ?? 0) bytes, so two names sharing their start would become one.",
                 model: table.modelName, column: column, value: name,
                 suggestion: "Give it a shorter name (a shorter type name, or CodingKeys for a property).")
         }
-        if !table.former.isEmpty {
+        if !capabilities.renames, !table.former.isEmpty {
             throw ModelStoreError(
                 .unsupported,
                 "\(table.modelName) declares former names (renames); renaming stored tables and columns runs on SQLite only for now.",
                 model: table.modelName,
                 suggestion: "Rename with SQL on the server (ALTER TABLE … RENAME), then drop the former-name declarations.")
         }
-        if table.search != nil {
+        if !capabilities.fullTextSearch, table.search != nil {
             throw ModelStoreError(
                 .unsupported,
                 "\(table.modelName) declares searchable properties; full-text search is SQLite's FTS5 and is not available on \(dialect.name).",
                 model: table.modelName,
                 suggestion: "Remove `searchable` from the model for this store, or keep the model on a SQLite store.")
         }
-        if let column = table.columns.first(where: { $0.collation != nil && $0.collation != .binary }) {
+        if !capabilities.columnCollations, let column = table.columns.first(where: { $0.collation != nil && $0.collation != .binary }) {
             throw ModelStoreError(
                 .unsupported,
                 "\(table.modelName).\(column.name) declares the collation \(column.collation!.rawValue), which is SQLite's; \(dialect.name) compares text by its own collations.",
@@ -127,7 +122,7 @@ enum SchemaMigrator {
 
     private static func createIndexes(_ table: TableDescription, on connection: Connection) throws {
         for index in table.indexes {
-            // Where CREATE INDEX locks the table before it looks (PostgreSQL), asked first: a
+            // Where CREATE INDEX locks the table before it looks (a SHARE lock), asked first: a
             // store preparing a table that has its index would otherwise wait for every open
             // write transaction on it, and make later writers wait behind it.
             if connection.dialect.createIndexLocksTable,
@@ -154,15 +149,13 @@ enum SchemaMigrator {
             // clearly when an older record has no value for a non-optional property.
             var sql = "ALTER TABLE \(table.quotedTable) ADD COLUMN \(quoted(column.name))"
             let dialect = connection.dialect
-            if column.storage != .untyped || dialect.isServer {
+            if column.storage != .untyped || dialect.capabilities.typesEveryColumn {
                 sql += " " + dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
             }
-            if dialect.isServer {
-                try connection.execute(sql)
-                continue
+            if dialect.capabilities.columnCollations, let collation = column.collation { sql += " COLLATE \(collation.rawValue)" }
+            if !dialect.capabilities.foreignKeysAfterTables, let reference = table.singleColumnReference(for: column.name) {
+                sql += " " + reference
             }
-            if let collation = column.collation { sql += " COLLATE \(collation.rawValue)" }
-            if let reference = table.singleColumnReference(for: column.name) { sql += " " + reference }
             try connection.execute(sql)
         }
     }
@@ -187,7 +180,7 @@ enum SchemaMigrator {
     }
 
     static func readiness(_ table: TableDescription, on connection: Connection) throws -> Readiness {
-        if connection.dialect.isServer { try refuseOnServer(table, connection.dialect) }
+        try refuseUnsupported(table, connection.dialect)
         // A table, column or join table still under a former name holds data a read must see.
         if try SchemaRenamer.isPending(table, on: connection) { return .needsWriter }
         guard let existing = try inspect(table, on: connection) else { return .absent }
@@ -218,14 +211,15 @@ enum SchemaMigrator {
         try inspect(quotedTable: table.quotedTable, on: connection)
     }
 
-    /// A server's table, by its name: columns with SQLite's type names for their types.
-    private static func inspectOnServer(_ name: String, on connection: Connection) throws -> ExistingTable? {
+    /// A table read through the dialect's `tableColumnsSQL`, by its name: columns with
+    /// SQLite's type names for their types.
+    private static func inspectThroughQuery(_ name: String, on connection: Connection) throws -> ExistingTable? {
         let statement = try connection.cachedStatement(connection.dialect.tableColumnsSQL)
         var columns: [String: String] = [:]
         var keyed: [(order: Int64, name: String)] = []
         try statement.forEachRow([.text(name)]) {
             let column = statement.string(at: 0)
-            columns[column.lowercased()] = PostgresDialect.sqliteType(of: statement.string(at: 1))
+            columns[column.lowercased()] = connection.dialect.affinity(ofDeclaredType: statement.string(at: 1))
             let order = statement.int64(at: 2)
             if order > 0 { keyed.append((order, column)) }
         }
@@ -234,10 +228,10 @@ enum SchemaMigrator {
     }
 
     private static func inspect(quotedTable: String, on connection: Connection) throws -> ExistingTable? {
-        if connection.dialect.isServer {
+        if !connection.dialect.capabilities.sqliteCatalog {
             // quotedTable is `"name"` with doubled quotes inside.
             let name = String(quotedTable.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
-            return try inspectOnServer(name, on: connection)
+            return try inspectThroughQuery(name, on: connection)
         }
         let statement = try connection.makeStatement("PRAGMA table_info(\(quotedTable))")
         var columns: [String: String] = [:]
@@ -257,7 +251,7 @@ enum SchemaMigrator {
     /// SQLite cannot change a column's collation in place; a rebuild step can. Columns whose
     /// property declares none are taken as they are (a table another tool made).
     private static func checkCollations(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
-        guard !connection.dialect.isServer else { return }
+        guard connection.dialect.capabilities.sqliteCatalog else { return }
         for column in table.columns {
             guard let declared = column.collation, existing.columns[column.name.lowercased()] != nil else { continue }
             let stored = connection.collation(ofColumn: column.name, inTable: table.tableName) ?? "BINARY"
@@ -340,7 +334,7 @@ enum SchemaMigrator {
 
     /// Whether `tableName` is a STRICT table; false where SQLite predates them (3.37).
     private static func isStrict(_ tableName: String, on connection: Connection) throws -> Bool {
-        guard !connection.dialect.isServer else { return true }
+        guard connection.dialect.capabilities.sqliteCatalog else { return true }
         let strict = try? connection.scalar("SELECT strict FROM pragma_table_list WHERE name = ?", [.text(tableName)])
         return strict == .integer(1)
     }
@@ -350,15 +344,13 @@ enum SchemaMigrator {
     ) -> String {
         var definitions = table.columns.enumerated().map { position, column -> String in
             var definition = quoted(column.name)
-            if dialect.isServer {
-                if table.assignsKeys, position == table.keyPositions[0], let assigned = dialect.assignedKeyColumnType() {
-                    return definition + " " + assigned
-                }
-                definition += " " + dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
-            } else {
-                if column.storage != .untyped { definition += " " + column.storage.rawValue }
-                if let collation = column.collation { definition += " COLLATE " + collation.rawValue }
+            if table.assignsKeys, position == table.keyPositions[0], let assigned = dialect.assignedKeyColumnType() {
+                return definition + " " + assigned
             }
+            if column.storage != .untyped || dialect.capabilities.typesEveryColumn {
+                definition += " " + dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
+            }
+            if dialect.capabilities.columnCollations, let collation = column.collation { definition += " COLLATE " + collation.rawValue }
             if !column.isOptional { definition += " NOT NULL" }
             return definition
         }
@@ -366,8 +358,8 @@ enum SchemaMigrator {
         definitions += extraColumns
         // A single INTEGER key declared this way becomes the rowid itself: the fastest lookup.
         definitions.append("PRIMARY KEY (" + table.keyNames.map(quoted).joined(separator: ", ") + ")")
-        // On a server, foreign keys come once their tables exist (`linkOnServer`).
-        if !dialect.isServer { definitions += table.foreignKeyConstraints }
+        // Where a foreign key's table is checked when declared, they come later (`linkAfterTables`).
+        if !dialect.capabilities.foreignKeysAfterTables { definitions += table.foreignKeyConstraints }
         return "CREATE TABLE IF NOT EXISTS \(name.map(quoted) ?? table.quotedTable) (" + definitions.joined(separator: ", ") + ")"
     }
 }

@@ -10,13 +10,13 @@
 enum SchemaRenamer {
     /// Whether any rename would run for `table` (a reader hands such a table to the writer).
     static func isPending(_ table: TableDescription, on connection: Connection) throws -> Bool {
-        guard !table.former.isEmpty, !connection.dialect.isServer else { return false }
+        guard !table.former.isEmpty, connection.dialect.capabilities.renames else { return false }
         return try !plan(table, on: connection).isEmpty
     }
 
     /// Renames what needs renaming; runs inside the caller's transaction.
     static func apply(_ table: TableDescription, on connection: Connection) throws {
-        guard !table.former.isEmpty, !connection.dialect.isServer else { return }
+        guard !table.former.isEmpty, connection.dialect.capabilities.renames else { return }
         for sql in try plan(table, on: connection) { try connection.execute(sql) }
     }
 
@@ -129,16 +129,9 @@ enum SchemaRenamer {
         return found.first
     }
 
-    /// Whether the main schema has a table or index named `name` (SQLite ignores case).
+    /// Whether the main schema has a table or index named `name`, ignoring case as SQLite's
+    /// names do.
     static func exists(_ type: String, _ name: String, on connection: Connection) throws -> Bool {
-        if connection.dialect.isServer {
-            let sql =
-                type == "index"
-                ? "SELECT 1 FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND lower(indexname) = lower(?)"
-                : "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower(?)"
-            return try connection.scalar(sql, [.text(name)]) != nil
-        }
-        return try connection.scalar(
-            "SELECT 1 FROM main.sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE", [.text(type), .text(name)]) != nil
+        try connection.scalar(connection.dialect.existsIgnoringCaseSQL(index: type == "index"), [.text(name)]) != nil
     }
 }

@@ -148,11 +148,11 @@ final class ConnectionPool: @unchecked Sendable {
             guard migrations.steps.isEmpty else {
                 throw ModelStoreError(
                     .unsupported,
-                    "Versioned migration steps run on SQLite stores only for now; the store at \(opener.description) is on PostgreSQL.",
-                    suggestion: "Open the PostgreSQL store without migrations; tables still gain new columns automatically.")
+                    "Versioned migration steps run on SQLite stores only for now; the store at \(opener.description) is on \(opener.dialect.name).",
+                    suggestion: "Open the \(opener.dialect.name) store without migrations; tables still gain new columns automatically.")
             }
             let connection = try Connection(
-                remote: opener.open(RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: false)), dialect: PostgresDialect())
+                remote: opener.open(RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: false)), dialect: opener.dialect)
             try migrate(connection, backupPath: nil)
             writerLink = PooledConnection(connection)
         case .memory:
@@ -412,7 +412,7 @@ final class ConnectionPool: @unchecked Sendable {
     private func makeReader() throws -> PooledConnection {
         if case .remote(let opener) = location {
             let settings = RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: true)
-            return PooledConnection(try Connection(remote: opener.open(settings), dialect: PostgresDialect()))
+            return PooledConnection(try Connection(remote: opener.open(settings), dialect: opener.dialect))
         }
         try checkCompanionFiles()
         var location = try preparedPath()

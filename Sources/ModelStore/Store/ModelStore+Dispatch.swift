@@ -21,7 +21,7 @@ extension ModelStore {
                 // keeps a failed read (which the caller may catch) from taking the block's
                 // other work with it, as SQLite's statement-level rollback does.
                 let connection = context.link.connection
-                if connection.dialect.isServer, connection.isInTransaction {
+                if connection.dialect.capabilities.failedStatementAbortsTransaction, connection.isInTransaction {
                     return try connection.withSavepoint { try body(session) }
                 }
                 return try body(session)
@@ -92,7 +92,7 @@ extension ModelStore {
             do {
                 return try runWrite(body, recorder: recorder, interruption: interruption)
             } catch let error as ModelStoreError
-                where error.isServerConflict && attempt < Self.conflictRetries && interruption?.stopNow() == nil
+                where error.isRetryableConflict && attempt < Self.conflictRetries && interruption?.stopNow() == nil
             {
                 attempt += 1
                 Thread.sleep(forTimeInterval: Double.random(in: 0...min(0.2, 0.002 * Double(1 << min(attempt, 10)))))
@@ -136,8 +136,8 @@ extension ModelStore {
         // (and clears triggers left from observers that are gone); they are published only
         // once it has committed.
         let (observing, generation) = changeTracker.state
-        // (Never on a server: observation is refused there, and needs SQLite's triggers.)
-        let recording = (observing || !link.watchedTables.isEmpty) && !link.connection.dialect.isServer
+        // (Only where triggers record changes: observation is refused elsewhere.)
+        let recording = (observing || !link.watchedTables.isEmpty) && link.connection.dialect.capabilities.observesChanges
         var changes: CommittedChanges?
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {

@@ -107,16 +107,19 @@ public final class ModelStore: Sendable {
     /// Whether the store is a file (WAL: readers never block the writer).
     let isFileStore: Bool
     /// Whether the store is on a database server (ModelStorePostgres), not SQLite.
-    var isOnServer: Bool {
-        if case .remote = pool.location { return true }
+    var cannotObserve: Bool {
+        if case .remote(let opener) = pool.location { return !opener.dialect.capabilities.observesChanges }
         return false
     }
 
-    /// The error observation gives on a server: it needs SQLite's triggers calling Swift.
+    /// The error observation gives where the backend cannot record changes: it needs
+    /// SQLite's triggers calling Swift.
     func observationUnsupported() -> ModelStoreError {
-        ModelStoreError(
+        var backend = "another database"
+        if case .remote(let opener) = pool.location { backend = opener.dialect.name }
+        return ModelStoreError(
             .unsupported,
-            "Observing changes (observe, changes(of:)) is SQLite's alone for now; the store at \(pool.locationDescription) is on PostgreSQL.",
+            "Observing changes (observe, changes(of:)) is SQLite's alone for now; the store at \(pool.locationDescription) is on \(backend).",
             suggestion: "Poll with a query, or observe a SQLite store.")
     }
     /// Tables this store has created or checked, by model type.

@@ -32,7 +32,7 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
     }
 
     func start() {
-        if let store, store.isOnServer {
+        if let store, store.cannotObserve {
             deliver(.failure(store.observationUnsupported()))
             lock.lock()
             ended = true

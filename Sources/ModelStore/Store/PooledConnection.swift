@@ -116,9 +116,9 @@ extension PooledConnection {
     }
 
     private func readSchemaVersion() throws -> Int64? {
-        // A server has no schema version: its tables are checked when first used, and again
-        // after a statement met a table or column changed behind a store's back.
-        if connection.dialect.isServer { return Int64(Connection.serverSchemaEpoch.current) }
+        // Without SQLite's catalog there is no schema version: tables are checked when first
+        // used, and again after a statement met a table or column changed behind a store's back.
+        guard connection.dialect.capabilities.sqliteCatalog else { return Int64(Connection.checkedSchemaEpoch.current) }
         if case .integer(let version)? = try connection.scalar("PRAGMA schema_version") { return version }
         return nil
     }
@@ -167,7 +167,7 @@ extension PooledConnection {
             let dialect = connection.dialect
             let columns = table.columns.map {
                 quoted($0.name)
-                    + ($0.storage == .untyped && !dialect.isServer
+                    + ($0.storage == .untyped && !dialect.capabilities.typesEveryColumn
                         ? "" : " " + dialect.columnType($0.storage.rawValue, isDecimal: $0.holdsDecimal))
             }
             statements.append("CREATE TEMP TABLE \(table.quotedTable) (\(columns.joined(separator: ", ")))")
@@ -192,15 +192,13 @@ extension PooledConnection {
     }
 
     private func runInTempSchema(_ statements: [String]) throws {
-        if !statements.isEmpty, connection.dialect.isServer {
-            // A temporary table is the session's own, and comes first in the search path.
-            for sql in statements { try connection.execute(sql) }
-        } else if !statements.isEmpty {
-            // Readers are query-only; the temp schema is the connection's own, never the file.
-            try connection.execute("PRAGMA query_only = 0")
-            defer { try? connection.execute("PRAGMA query_only = 1") }
-            for sql in statements { try connection.execute(sql) }
-        }
+        guard !statements.isEmpty else { return }
+        // A reader may be read-only (SQLite's query_only); the temporary schema is the
+        // connection's own, never the store's data.
+        let switches = connection.dialect.temporaryWritesOnReader
+        if let switches { try connection.execute(switches.allow) }
+        defer { if let switches { try? connection.execute(switches.forbid) } }
+        for sql in statements { try connection.execute(sql) }
     }
 
     /// Ends a read: drops the stand-ins it created, and forgets their tables, so the next read
@@ -208,13 +206,12 @@ extension PooledConnection {
     /// read that uses a full-text index reads the schema version again.
     func dropStandIns() {
         schemaCheckedInRead = false
-        if !standIns.isEmpty, connection.dialect.isServer {
-            for name in standIns { try? connection.execute("DROP TABLE IF EXISTS pg_temp.\(quoted(name))") }
-            standIns = []
-        } else if !standIns.isEmpty {
-            try? connection.execute("PRAGMA query_only = 0")
-            for name in standIns { try? connection.execute("DROP TABLE IF EXISTS temp.\(quoted(name))") }
-            try? connection.execute("PRAGMA query_only = 1")
+        if !standIns.isEmpty {
+            let switches = connection.dialect.temporaryWritesOnReader
+            let temp = connection.dialect.temporarySchema
+            if let switches { try? connection.execute(switches.allow) }
+            for name in standIns { try? connection.execute("DROP TABLE IF EXISTS \(temp).\(quoted(name))") }
+            if let switches { try? connection.execute(switches.forbid) }
             standIns = []
         }
         // Also a table read with only an index missing: the next read checks it again.

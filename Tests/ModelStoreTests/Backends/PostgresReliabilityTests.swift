@@ -423,15 +423,6 @@
         static let formerNames: [FormerName<BKRenamed>] = [.property(\.title, from: "name")]
     }
 
-    /// Runs blocking work (waiting for processes or a restarting server) on a dispatch thread,
-    /// so the tests running beside it keep the concurrency pool's few threads. Expectations stay
-    /// with the caller, in the test's own task.
-    func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
     /// A value shared between threads in a test.
     final class SharedBox<Value: Sendable>: @unchecked Sendable {
         private let lock = NSLock()

@@ -1,0 +1,49 @@
+#if PostgreSQL
+    import ModelStore
+
+    /// PostgreSQL's SQLSTATEs, mapped to the codes the engine and callers match on.
+    extension ModelStoreError {
+        /// An error a server database reported: `state` is its SQLSTATE, mapped to the code the
+        /// engine and callers match on (what SQLite's result codes map to, where they agree).
+        static func server(state: String?, message: String, sql: String?, column: String? = nil) -> ModelStoreError {
+            let code: Code
+            var summary = message
+            switch state ?? "" {
+            case "23505", "23502", "23503", "23514", "23P01", "23000":
+                code = .constraintViolation
+                summary = "A constraint refused the change: \(message)."
+            case "40001", "40P01":
+                code = .busy
+                summary = "The server could not order this transaction with another one (\(message)); it was rolled back."
+            case "55P03":
+                // lock_timeout, which a store sets to its busy timeout.
+                code = .busy
+                summary =
+                    "Another connection held a lock this call needed for longer than the busy timeout (\(message)); the call was rolled back."
+            case "53100":
+                code = .storeFull
+            case "54000", "54001", "54011", "54023":
+                code = .invalidQuery
+            case "42P01", "42703", "42804", "22P02":
+                // A table, column or type that is not what the store checked: changed behind its back.
+                code = .schemaMismatch
+                summary =
+                    "The stored table is not what the model expects (\(message)): it was changed behind the store's back. Nothing was written."
+            case "25006":
+                code = .readOnly
+            case "57014":
+                // query_canceled: the statement timeout a time limit set, or a cancel request.
+                code = message.contains("statement timeout") ? .timedOut : .cancelled
+            case let other where other.hasPrefix("08") || other == "57P01" || other == "57P02" || other == "57P03":
+                code = .connectionLost
+                summary =
+                    "The connection to the database server was lost: \(message). The server rolled back any open transaction; nothing of the call was written."
+            default:
+                code = .server
+            }
+            return .backend(
+                code, summary, message: message, state: state, sql: sql, column: column,
+                retryable: state == "40001" || state == "40P01")
+        }
+    }
+#endif
