@@ -362,6 +362,34 @@ def accepts(params, call):
     return sum(1 for param in params[p:] if not param[1] and not param[2]) <= trailing
 
 
+# Members of an array that give one of its elements, or an array of them, and the methods
+# whose closure takes its elements.
+ELEMENT_MEMBERS = {"first", "last", "randomElement", "min", "max", "popLast", "removeFirst", "removeLast", "remove"}
+ARRAY_MEMBERS = {"filter", "sorted", "reversed", "shuffled", "prefix", "suffix", "dropFirst", "dropLast"}
+ELEMENT_CLOSURES = {"map", "compactMap", "flatMap", "filter", "forEach", "contains", "allSatisfy", "first", "firstIndex",
+                    "last", "lastIndex", "sorted", "sort", "min", "max", "removeAll", "partition", "drop", "prefix"}
+
+
+def element(typ):
+    """The element type of an array type `[key]`, else None."""
+    return typ[1:-1] if typ and typ.startswith("[") else None
+
+
+def match_back(tokens, i):
+    """The index of the token that opens the bracket that closes at i."""
+    closer = tokens[i]
+    opener = {")": "(", "]": "[", "}": "{", ">": "<"}[closer]
+    depth = 0
+    for j in range(i, -1, -1):
+        if tokens[j] == closer:
+            depth += 1
+        elif tokens[j] == opener:
+            depth -= 1
+            if depth == 0:
+                return j
+    return 0
+
+
 def match(tokens, i, opener, closer):
     """The index of the token that closes the bracket at i."""
     depth = 0
@@ -382,7 +410,13 @@ def type_text(tokens, i):
         i += 1
     if i >= len(tokens):
         return None
-    if tokens[i] in ("[", "("):
+    if tokens[i] == "[":
+        inner = type_text(tokens, i + 1)
+        e = match(tokens, i, "[", "]")
+        if inner and inner != PLATFORM and not inner.startswith("[") and ":" not in tokens[i:e]:
+            return "[" + inner + "]"
+        return PLATFORM
+    if tokens[i] == "(":
         return PLATFORM
     if not is_id(tokens[i]) or tokens[i] in KEYWORDS:
         return None
@@ -741,11 +775,23 @@ def declarations(f, index):
             if j < n and tokens[j] == "case":
                 i += 1
                 continue
+            first = j
             while j < n and tokens[j] != "in" and j < i + 20:
                 if is_id(tokens[j]) and tokens[j] not in KEYWORDS and tokens[j + 1] in (",", ")", "in", ":"):
                     scope.locals[tokens[j]] = None
                     f.skip.add(j)
                 j += 1
+            if j < n and j == first + 1 and tokens[j] == "in" and is_id(tokens[first]):
+                # `for x in sequence {`: x is an element of the sequence
+                e = j + 1
+                depth = 0
+                while e < n and not (depth == 0 and tokens[e] in ("{", "where")):
+                    if tokens[e] in ("(", "["):
+                        depth += 1
+                    elif tokens[e] in (")", "]"):
+                        depth -= 1
+                    e += 1
+                scope.locals[tokens[first]] = ("in", j + 1, e)
             i += 1
             continue
         if t == "(" and not (is_id(prev) and prev not in KEYWORDS or prev in (")", "]", ">", "?", "!")):
@@ -792,7 +838,7 @@ def declarations(f, index):
                 if k < n and tokens[k] == "in":
                     for m in range(j, k):
                         if is_id(tokens[m]) and tokens[m] not in KEYWORDS and tokens[m + 1] in (",", ")", "in", ":") and tokens[m - 1] != ":":
-                            scope.locals[tokens[m]] = type_text(tokens, m + 2) if tokens[m + 1] == ":" else None
+                            scope.locals[tokens[m]] = type_text(tokens, m + 2) if tokens[m + 1] == ":" else ("closure", i)
                             f.skip.add(m)
             f.scopes[i] = scope
             i += 1
@@ -864,6 +910,9 @@ class Checker:
             return None
         if text == PLATFORM:
             return PLATFORM
+        if text.startswith("["):
+            inner = self.resolve(text[1:-1], scope)
+            return "[" + inner + "]" if inner and inner != PLATFORM and not inner.startswith("[") else PLATFORM
         found, _ = self.local(text.split(".")[0], scope)
         if found:
             return None      # a generic parameter
@@ -913,7 +962,7 @@ class Checker:
             return None
         if text == "Self":
             return d.owner
-        if text != PLATFORM and d.owner:
+        if text != PLATFORM and not text.startswith("[") and d.owner:
             parts = d.owner.split(".")
             for cut in range(len(parts), 0, -1):
                 candidate = ".".join(parts[:cut]) + "." + text
@@ -936,17 +985,69 @@ class Checker:
         return types.pop() if len(types) == 1 else None
 
     def local_type(self, f, value, scope, depth):
-        if isinstance(value, tuple):
+        if not isinstance(value, tuple):
+            return self.resolve(value, scope) if value else None
+        if value[0] == "=":
             return self.chain_type(f, value[1], value[2], depth + 1)
-        return self.resolve(value, scope) if value else None
+        if value[0] == "in":
+            return element(self.chain_type(f, value[1], value[2], depth + 1))
+        return self.closure_element(f, value[1], depth + 1)
 
-    def receiver_type(self, f, r):
+    def closure_element(self, f, brace, depth):
+        """The element type of the array whose method (`map`, `filter`, ...) takes the closure
+        that opens at brace, which its parameters are."""
+        tokens = f.tokens
+        k = brace - 1
+        if k >= 1 and tokens[k] == ":" and is_id(tokens[k - 1]):
+            k -= 2
+        if k >= 0 and tokens[k] in ("(", ","):
+            depth_ = 0
+            while k >= 0:
+                if tokens[k] in (")", "]"):
+                    depth_ += 1
+                elif tokens[k] in ("(", "["):
+                    if depth_ == 0:
+                        break
+                    depth_ -= 1
+                k -= 1
+            k -= 1
+        elif k >= 0 and tokens[k] == ")":
+            k = match_back(tokens, k) - 1
+        if k < 2 or not is_id(tokens[k]) or tokens[k] not in ELEMENT_CLOSURES or tokens[k - 1] != ".":
+            return None
+        return element(self.receiver_type(f, k - 2, depth))
+
+    def dollar(self, f, i, depth):
+        """The type of `$0`/`$1` at i: an element of the array whose method takes its closure."""
+        level = 0
+        k = i - 1
+        while k >= 0:
+            if f.tokens[k] == "}":
+                level += 1
+            elif f.tokens[k] == "{":
+                if level == 0:
+                    return self.closure_element(f, k, depth)
+                level -= 1
+            k -= 1
+        return None
+
+    def receiver_type(self, f, r, depth=0):
         """The type of the receiver that ends at token r (`a.b(c)?.d`), if the check can tell:
-        a type key, PLATFORM, or None."""
+        a type key, `[key]` for an array of one, PLATFORM, or None."""
         tokens = f.tokens
         k = r
+        if depth > 8:
+            return None
         while k >= 0:
             t = tokens[k]
+            if t == "]":
+                o = match_back(tokens, k)
+                if o > 0 and (is_id(tokens[o - 1]) or tokens[o - 1] in (")", "]", "?", "!")):
+                    k = o - 1
+                    continue
+                return None
+            if t[:1] == "$":
+                return self.chain_type(f, k, r + 1, depth)
             if t in ("?", "!") and k > 0 and (is_id(tokens[k - 1]) or tokens[k - 1] in (")", "]")):
                 k -= 1
             elif t == ")":
@@ -965,12 +1066,12 @@ class Checker:
                 else:
                     return None
             elif is_id(t):
-                if k > 1 and tokens[k - 1] == "." and (is_id(tokens[k - 2]) or tokens[k - 2] in (")", "?", "!")):
+                if k > 1 and tokens[k - 1] == "." and (is_id(tokens[k - 2]) or tokens[k - 2] in (")", "]", "?", "!") or tokens[k - 2][:1] == "$"):
                     k -= 2
                 elif k > 0 and tokens[k - 1] == ".":
                     return None
                 else:
-                    return self.chain_type(f, k, r + 1, 0)
+                    return self.chain_type(f, k, r + 1, depth)
             else:
                 return None
         return None
@@ -991,6 +1092,9 @@ class Checker:
         call = k + 1 < len(tokens) and tokens[k + 1] == "("
         if t in ("self", "Self"):
             typ = self.enclosing(scope)
+            k += 1
+        elif t[:1] == "$":
+            typ = self.dollar(f, k, depth)
             k += 1
         elif not is_id(t) or t in KEYWORDS:
             return None
@@ -1025,9 +1129,25 @@ class Checker:
             if t in ("?", "!"):
                 k += 1
                 continue
+            if t == "[" and typ and typ.startswith("["):
+                typ = element(typ)
+                k = match(tokens, k, "[", "]") + 1
+                continue
             if t != "." or k + 1 >= e or not is_id(tokens[k + 1]) or typ is None or typ == PLATFORM:
                 return None
             name = tokens[k + 1]
+            if typ.startswith("["):
+                # an array of a ModelStore type: what its element-keeping members give
+                if name in ELEMENT_MEMBERS:
+                    typ = element(typ)
+                elif name not in ARRAY_MEMBERS:
+                    return None
+                k += 2
+                if k < e and tokens[k] == "(":
+                    k = match(tokens, k, "(", ")") + 1
+                while k < e and tokens[k] == "{":
+                    k = match(tokens, k, "{", "}") + 1
+                continue
             decls = self.member(typ, name, f)
             if not decls:
                 return None
@@ -1091,8 +1211,8 @@ class Checker:
             if prev == ".":
                 # receiver.member, Type.member, `.member`
                 receiver = i - 2
-                base = self.receiver_type(f, receiver) if receiver >= 0 and (is_id(tokens[receiver]) or tokens[receiver] in ("?", "!", ")")) else None
-                if base == PLATFORM:
+                base = self.receiver_type(f, receiver) if receiver >= 0 and (is_id(tokens[receiver]) or tokens[receiver] in ("?", "!", ")", "]") or tokens[receiver][:1] == "$") else None
+                if base == PLATFORM or base and base.startswith("["):
                     # Swift's or Foundation's type: only what ModelStore adds to such types counts
                     decls = self.visible(self.platform_members.get(t, []), f)
                     if decls:
@@ -1280,6 +1400,11 @@ final class Session {
 
 final class Store {
     func write(_ body: (Session) -> Void) {}
+    func session() -> Session { Session(connection: Connection()) }
+}
+
+extension Connection {
+    func session() -> Session { Session(connection: self) }
 }
 
 extension Session {
@@ -1354,6 +1479,14 @@ PLANTED = [
      "func c5() -> (Session) -> (Int) -> Void { Session.flush }\n", {"flush"}),
     ("an upper overload masked by a lower `save`, told apart by its labels", "Store/MaskedLabels.swift",
      "func d(_ store: Store) { store.write { $0.save(1, mode: 2) } }\n", {"save"}),
+    ("the same, on `$0` of an array's `forEach`", "Store/MaskedDollar.swift",
+     "func c6(_ sessions: [Session]) { sessions.forEach { $0.flush(1) } }\n", {"flush"}),
+    ("the same, on a named closure parameter of an array's `map`", "Store/MaskedClosure.swift",
+     "func c7(_ sessions: [Session]) { _ = sessions.map { s in s.flush(1) } }\n", {"flush"}),
+    ("the same, on a `for` loop's element", "Store/MaskedFor.swift",
+     "func c8(_ sessions: [Session]) {\n    for s in sessions.filter({ _ in true }) { s.flush(1) }\n}\n", {"flush"}),
+    ("the same, on a chain of calls and properties", "Store/MaskedChain.swift",
+     "func c9(_ store: Store) { store.session().connection.session().flush(1) }\n", {"flush"}),
     ("the same, called bare in an extension", "Store/MaskedBare.swift",
      "extension Session {\n    func e() { flush(3) }\n}\n", {"flush"}),
     ("a computed property declared in an upper extension", "Store/Property.swift",
