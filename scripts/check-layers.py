@@ -737,6 +737,8 @@ def declarations(f, index):
                 j += 1
             j = generics(j)
             if j < n and tokens[j] == "(" and (scope.kind != "code" or t == "subscript"):
+                if t == "init" and scope.kind == "type":
+                    declare("init", "init", modifiers(i)[0], None, signature(tokens, j))
                 i = parameters(j)
                 continue
             i += 1
@@ -1182,6 +1184,17 @@ class Checker:
             self.ambiguous += 1
             self.ambiguous_names[name] = self.ambiguous_names.get(name, 0) + 1
 
+    def initializer(self, f, i, key, written):
+        """`Type(...)` or `Type.init(...)`, the call's name at i: an initializer an extension
+        above declares counts as a member of that layer. A call no declared initializer takes
+        (a memberwise or synthesized one) is left alone."""
+        call = arguments(f.tokens, i)
+        if call is None or i + 1 >= len(f.tokens) or f.tokens[i + 1] != "(":
+            return
+        decls = [d for d in self.member(key, "init", f) or [] if accepts(d.params, call)]
+        if decls:
+            self.judge(f, i, written + ".init", decls, False, "initializer")
+
     def report(self, f, name, message):
         self.problems.setdefault((f.relative, name), message)
 
@@ -1200,6 +1213,11 @@ class Checker:
             if C_SYMBOL.match(t):
                 if f.layer != C_LAYER:
                     self.report(f, t, f"{f.relative}:{f.lines[i]} ({f.layer}) uses the C API {t}, which only {C_LAYER}/ may use")
+                continue
+            if t == "init" and i >= 2 and tokens[i - 1] == ".":
+                base = self.receiver_type(f, i - 2) if is_id(tokens[i - 2]) else None
+                if base and base != PLATFORM and not base.startswith("["):
+                    self.initializer(f, i, base, tokens[i - 2])
                 continue
             if t in KEYWORDS or t == "init":
                 continue
@@ -1239,6 +1257,8 @@ class Checker:
                 key = self.lookup_type(t, scope)
                 if key is not None:
                     self.judge(f, i, t, self.visible(self.index.types[key], f), False, "type")
+                    j = match(tokens, i + 1, "<", ">") if after == "<" else i
+                    self.initializer(f, j, key, t)
                 continue
             # a bare name: a member of the type around it, a top-level name, or a member of a
             # type the check cannot name (a protocol's, a superclass's)
@@ -1435,6 +1455,10 @@ enum EngineMode { case engineFast, engineSlow(Int) }
 
 struct EngineRecord { var upperStored: Int = 0 }
 
+extension Connection {
+    convenience init(engine: Int) { self.init() }
+}
+
 protocol EngineProtocol {}
 
 extension Session {
@@ -1503,6 +1527,12 @@ PLANTED = [
      "func k() -> String { \"name: \\(quoteUp(\"x\"))\" }\n", {"quoteUp"}),
     ("an import of the C module above Database/", "Coding/Import.swift",
      "import ModelStoreCSQLite\n\nfunc l() {}\n", {"import ModelStoreCSQLite"}),
+    ("an initializer declared in an upper extension of a lower type", "Store/Init.swift",
+     "func p() -> Connection { Connection(engine: 1) }\n", {"Connection.init"}),
+    ("the same, as `.init`", "Store/DotInit.swift",
+     "func q() -> Connection { Connection.init(engine: 2) }\n", {"Connection.init"}),
+    ("an import of the PostgreSQL driver, which the library never imports", "Engine/Postgres.swift",
+     "@preconcurrency import ModelStorePostgres\n", {"import ModelStorePostgres"}),
     ("a C API call above Database/", "Store/CCall.swift",
      "func m(_ db: OpaquePointer?) -> Int32 { sqlite3_changes(db) }\n", {"sqlite3_changes"}),
 ]
