@@ -2,44 +2,54 @@
 """Fails when a file of the ModelStore library uses what a layer above its own declares.
 
 The layers, lowest first, are the folders of Sources/ModelStore (see docs/ARCHITECTURE.md).
-A file may use what its own folder and the folders below declare, and only `Database/`, the
+A file may use what its own folder and the folders below declare. Only `Database/`, the
 layer that wraps SQLite's C API, may import `ModelStoreCSQLite` or name its symbols
-(`sqlite3_*`, `SQLITE_*`, the shims' `csqlite_*`).
+(`sqlite3_*`, `SQLITE_*`, the shims' `csqlite_*`), and no file imports `ModelStorePostgres`.
 
-The check reads the sources as text, without comments and string literals (the code of a
-string's interpolations is kept), as tokens. It collects, with the layer of the file that
-declares each:
+The check reads the sources as tokens, without comments and string literals (it keeps the
+code of a string's interpolations). It collects, each with the layer of the file that
+declares it:
 
-- types (struct, class, enum, protocol, actor, typealias, associatedtype), nested types as
-  members of the type around them;
-- members per type: functions, properties (stored, computed, static), enum cases and nested
-  types, declared in the type's body or in any `extension` of it, in whatever layer the
-  extension sits;
+- types (struct, class, enum, protocol, actor, typealias, associatedtype);
+- the members of each type: functions (with their argument labels and result types),
+  initializers, properties (stored, computed, static, with their types), enum cases and
+  nested types, declared in the type's body or in an `extension` of it, in whatever layer the
+  extension sits, and the labels of tuples;
 - top-level functions, variables and constants.
 
 A `private` or `fileprivate` declaration (or one in a `private extension`) is seen only by
 its own file. Then it looks at every use:
 
-- a type name, bare or `@Wrapper`;
-- `receiver.member` (calls and properties alike; receivers `s.`, `$0.`, `self.`, `x?.`,
-  `Type.`, chains, key paths `\\Type.member` and `\\.member`, implicit `.member`);
-- a bare name inside a type or extension (an implicit `self.member`) or a top-level name.
+- a type name, bare, qualified, as a constraint or conformance, extended, or `@Wrapper`;
+- an initializer, `Type(...)` or `Type.init(...)`, that an extension declares;
+- a member, `receiver.member`, called or not: receivers `s.`, `$0.`, `self.`, `x?.`,
+  `Type.`, chains of calls and properties, key paths (`\\Type.member`, `\\.member`), and the
+  implicit `.member`;
+- a bare name inside a type or an extension of it (an implicit `self.member`), and a
+  top-level name.
 
-A member is looked up on the receiver's type when the check can tell it: `Type.member`,
-`self.member` and bare members inside an extension or body of that type, parameters and
-locals declared `x: Type` or `= Type(`, stored properties declared so, and chains of these.
-Otherwise it is looked up by name among the members of every type. A use whose every
-declaration lies in a layer above the file's is a violation (so a lower overload cannot mask
-an upper one once the receiver's type is known). A name declared both at or below the file's
-layer and above it (or one Swift, Foundation or Dispatch also declare: PLATFORM_NAMES), whose
-receiver the check cannot type, is ambiguous: it reports nothing for it, but prints how many
-such uses there were, so the blind spot stays visible.
+The check tells the receiver's type where simple reading does: `Type.member`; `self.member`
+and bare members inside the body or an extension of a type; parameters, locals and closure
+parameters declared `x: Type`; locals bound to `Type(...)` or to a chain of properties and
+calls whose types it knows (`let t = session.table(for: M.self)`); `for` elements, `$0` and
+the closure parameters of `map`/`filter`/`forEach`... of an array whose element type it
+knows; subscripts of such arrays. It then looks the member up on that type (its extensions,
+protocols and superclasses); otherwise, by name among the members of every type. Overloads
+that the call's argument labels cannot reach are left out. A use whose every remaining
+declaration lies in a layer above the file's is a violation, so a lower overload cannot
+mask an upper one. A use that may reach a declaration at or below the file's layer and one
+above it (an untyped receiver, or a name Swift, Foundation or Dispatch also declare:
+PLATFORM_NAMES) is ambiguous: nothing is reported for it, but their number is printed, so
+the blind spot stays visible (`--ambiguous` lists each). Unseen: subscripts and operators
+declared above, members reached through a receiver of a type the check cannot tell that
+shares its name with a lower declaration.
 
 Known exceptions, each a debt with a reason, are listed in ALLOWED; an exception that no
 longer occurs is an error too, so the list only shrinks.
 
-`--self-test` plants one violation of each kind in small trees in a temporary directory,
-and fails unless each is caught and a clean tree passes.
+`--self-test` plants one violation of each kind, each alone and all at once, in copies of a
+small clean tree in a temporary directory, and fails unless each is caught (and nothing
+else), the clean tree passes, ALLOWED excuses, and a stale ALLOWED entry fails.
 """
 import os
 import re
@@ -867,6 +877,7 @@ class Checker:
         self.problems = {}   # (file, name) -> message
         self.ambiguous = 0
         self.ambiguous_names = {}
+        self.ambiguous_sites = []
         # what extensions of types ModelStore does not declare (Array, String, ...) add
         self.platform_members = {}
         for key, members in index.members.items():
@@ -1183,6 +1194,8 @@ class Checker:
         elif max(ranks) > f.rank:
             self.ambiguous += 1
             self.ambiguous_names[name] = self.ambiguous_names.get(name, 0) + 1
+            where = ", ".join("the platform" if rank < 0 else self.layers[rank] + "/" for rank in sorted(ranks))
+            self.ambiguous_sites.append(f"{f.relative}:{f.lines[i]} ({f.layer}) {name}: declared in {where}")
 
     def initializer(self, f, i, key, written):
         """`Type(...)` or `Type.init(...)`, the call's name at i: an initializer an extension
@@ -1368,8 +1381,8 @@ def main(argv):
         ambiguous = (f"; {checker.ambiguous} ambiguous uses not checked (a name declared both at or below the file's layer and"
                      f" above, on a receiver whose type the check cannot tell; most: {', '.join(f'{k} {v}' for k, v in top)})")
     if "--ambiguous" in argv and checker:
-        for name, number in sorted(checker.ambiguous_names.items(), key=lambda item: -item[1]):
-            print(f"check-layers: ambiguous {name}: {number}")
+        for site in checker.ambiguous_sites:
+            print("check-layers: ambiguous:", site)
     if problems:
         print(f"check-layers: {len(problems)} problem(s); layers, lowest first: {' < '.join(LAYERS)}{ambiguous}")
         return 1
