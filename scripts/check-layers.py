@@ -21,7 +21,8 @@ A `private` or `fileprivate` declaration (or one in a `private extension`) is se
 its own file. Then it looks at every use:
 
 - a type name, bare, qualified, as a constraint or conformance, extended, or `@Wrapper`;
-- an initializer, `Type(...)` or `Type.init(...)`, that an extension declares;
+- an initializer, `Type(...)` or `Type.init(...)`, or a subscript, `value[...]` (on a
+  value whose type the check can tell), that an extension declares;
 - a member, `receiver.member`, called or not: receivers `s.`, `$0.`, `self.`, `x?.`,
   `Type.`, chains of calls and properties, key paths (`\\Type.member`, `\\.member`), and the
   implicit `.member`;
@@ -40,9 +41,8 @@ declaration lies in a layer above the file's is a violation, so a lower overload
 mask an upper one. A use that may reach a declaration at or below the file's layer and one
 above it (an untyped receiver, or a name Swift, Foundation or Dispatch also declare:
 PLATFORM_NAMES) is ambiguous: nothing is reported for it, but their number is printed, so
-the blind spot stays visible (`--ambiguous` lists each). Unseen: subscripts and operators
-declared above, members reached through a receiver of a type the check cannot tell that
-shares its name with a lower declaration.
+the blind spot stays visible (`--ambiguous` lists each). Unseen: operators declared above,
+and subscripts declared above on receivers whose type the check cannot tell.
 
 Known exceptions, each a debt with a reason, are listed in ALLOWED; an exception that no
 longer occurs is an error too, so the list only shrinks.
@@ -747,8 +747,10 @@ def declarations(f, index):
                 j += 1
             j = generics(j)
             if j < n and tokens[j] == "(" and (scope.kind != "code" or t == "subscript"):
-                if t == "init" and scope.kind == "type":
-                    declare("init", "init", modifiers(i)[0], None, signature(tokens, j))
+                if scope.kind == "type":
+                    e = match(tokens, j, "(", ")")
+                    returns = type_text(tokens, e + 2) if t == "subscript" and e + 1 < n and tokens[e + 1] == "->" else None
+                    declare(t, t, modifiers(i)[0], returns, signature(tokens, j))
                 i = parameters(j)
                 continue
             i += 1
@@ -1221,6 +1223,14 @@ class Checker:
                 self.report(f, "import " + module, f"{f.relative}:{line} ({f.layer}) imports {module}, which the library never imports")
         for i in range(n):
             t = tokens[i]
+            if t == "[" and i > 0 and i not in f.skip and (is_id(tokens[i - 1]) and tokens[i - 1] not in KEYWORDS or tokens[i - 1] in (")", "]", "?", "!")):
+                # a subscript that an extension declares
+                base = self.receiver_type(f, i - 1)
+                if base and base != PLATFORM and not base.startswith("["):
+                    decls = self.member(base, "subscript", f)
+                    if decls:
+                        self.judge(f, i, base.split(".")[-1] + ".subscript", decls, False, "subscript")
+                continue
             if i in f.skip or not is_id(t):
                 continue
             if C_SYMBOL.match(t):
@@ -1470,6 +1480,7 @@ struct EngineRecord { var upperStored: Int = 0 }
 
 extension Connection {
     convenience init(engine: Int) { self.init() }
+    subscript(setting: String) -> Int { 0 }
 }
 
 protocol EngineProtocol {}
@@ -1546,6 +1557,8 @@ PLANTED = [
      "func q() -> Connection { Connection.init(engine: 2) }\n", {"Connection.init"}),
     ("an import of the PostgreSQL driver, which the library never imports", "Engine/Postgres.swift",
      "@preconcurrency import ModelStorePostgres\n", {"import ModelStorePostgres"}),
+    ("a subscript declared in an upper extension of a lower type", "Store/Subscript.swift",
+     "func r(_ connection: Connection) -> Int { connection[\"pages\"] }\n", {"Connection.subscript"}),
     ("a C API call above Database/", "Store/CCall.swift",
      "func m(_ db: OpaquePointer?) -> Int32 { sqlite3_changes(db) }\n", {"sqlite3_changes"}),
 ]
