@@ -269,13 +269,14 @@ def is_id(t):
 # Declarations.
 
 class Scope:
-    __slots__ = ("kind", "key", "parent", "locals")
+    __slots__ = ("kind", "key", "parent", "locals", "returns")
 
     def __init__(self, kind, key, parent):
         self.kind = kind        # "file", "type" or "code"
         self.key = key          # the type's key ("Outer.Inner") for "type"
         self.parent = parent
-        self.locals = {}        # name -> type text or None
+        self.locals = {}        # name -> type text, ("=", start, end), ("in", start, end), ("closure", brace) or None
+        self.returns = None     # for a function's or computed property's body: the type it returns
 
 
 class Decl:
@@ -481,6 +482,7 @@ def declarations(f, index):
     scope = Scope("file", None, None)
     pending_type = None        # (key, private) of a type whose body the next `{` opens
     pending_locals = {}        # parameters for the next code scope
+    pending_returns = [None]   # the type the next code scope returns (a function's body)
     private_scopes = set()     # scopes whose members are private (private extension/type)
     i = 0
     filled = 0
@@ -599,6 +601,11 @@ def declarations(f, index):
             type_ = None
             if k + 1 < n and tokens[k + 1] == ":":
                 type_ = type_text(tokens, k + 2)
+                m = k + 2
+                while m < n and f.lines[m] == f.lines[k] and (is_id(tokens[m]) or tokens[m] in (".", "?", "!", "<", ">", "[", "]", ",", ":", "(", ")", "->")):
+                    m += 1
+                if m < n and tokens[m] == "{":
+                    pending_returns[0] = type_      # a computed property: its body returns the type
             elif k + 1 < n and tokens[k + 1] == "=":
                 m = k + 2
                 while m < n and tokens[m] in ("try", "await", "!", "?"):
@@ -737,6 +744,7 @@ def declarations(f, index):
                         k += 1
                     returns = type_text(tokens, k + 1) if k < n and tokens[k] == "->" else None
                     declare(name, "func", private, returns, signature(tokens, j))
+                    pending_returns[0] = returns
             j = parameters(j)
             i = j
             continue
@@ -842,6 +850,10 @@ def declarations(f, index):
                 scope = Scope("code", None, scope)
                 scope.locals.update(pending_locals)
                 pending_locals = {}
+                # the body of the function or computed property just declared
+                if pending_returns[0] is not None and tokens[i - 1] not in ("=", "(", ",", ":", "in"):
+                    scope.returns = pending_returns[0]
+                pending_returns[0] = None
                 # closure parameters: `{ a, b in`, `{ (a: T, b) in`, `{ [weak self] a in`
                 j = i + 1
                 if j < n and tokens[j] == "[":
@@ -861,6 +873,7 @@ def declarations(f, index):
             if scope.parent is not None:
                 scope = scope.parent
             pending_type = None
+            pending_returns[0] = None
             i += 1
             continue
         i += 1
@@ -1199,6 +1212,27 @@ class Checker:
             where = ", ".join("the platform" if rank < 0 else self.layers[rank] + "/" for rank in sorted(ranks))
             self.ambiguous_sites.append(f"{f.relative}:{f.lines[i]} ({f.layer}) {name}: declared in {where}")
 
+    def implicit_type(self, f, k):
+        """The type of an implicit member expression, `.member`, after token k: what the
+        function returns (`return .x`, a body of just `.x`), or what it is assigned to or
+        compared with (`x = .y`, `x == .y`, `x != .y`, `let x: T = .y`)."""
+        tokens = f.tokens
+        t = tokens[k]
+        scope = f.scopes[k + 1]
+        if t in ("return", "{"):
+            if t == "{" and (k + 1 >= len(tokens) or f.scopes[k + 1] is None):
+                return None
+            if scope is not None and scope.kind == "code" and scope.returns:
+                return self.resolve(scope.returns, scope)
+            return None
+        if t == "=":
+            j = k - 1
+            if j >= 0 and tokens[j] in ("=", "!"):
+                j -= 1
+            if j >= 0 and (is_id(tokens[j]) or tokens[j] in (")", "]", "?")) and tokens[j] not in KEYWORDS:
+                return self.receiver_type(f, j)
+        return None
+
     def initializer(self, f, i, key, written):
         """`Type(...)` or `Type.init(...)`, the call's name at i: an initializer an extension
         above declares counts as a member of that layer. A call no declared initializer takes
@@ -1259,7 +1293,9 @@ class Checker:
                     if decls:
                         self.judge(f, i, t, decls, t in PLATFORM_NAMES, "member")
                     continue
-                if base is not None:
+                if base is None and receiver >= 0:
+                    base = self.implicit_type(f, receiver)
+                if base is not None and base != PLATFORM and not base.startswith("["):
                     decls = self.member(base, t, f)
                     if decls:
                         self.judge(f, i, t, decls, False, "member")
@@ -1420,6 +1456,8 @@ final class Connection {
     static let shared = Connection()
 }
 
+enum Speed { case brisk, slow }
+
 func quote(_ text: String) -> String { "\\"" + text + "\\"" }
 """,
     "Coding/Row.swift": """
@@ -1440,6 +1478,12 @@ final class Session {
     init(connection: Connection) { self.connection = connection }
     func run(_ body: (Session) -> Void) { body(self) }
 }
+
+struct Pace { let value: Int }
+
+func speed() -> Speed { .brisk }
+
+func isBrisk(_ speed: Speed) -> Bool { return speed == .brisk }
 
 final class Store {
     func write(_ body: (Session) -> Void) {}
@@ -1477,6 +1521,10 @@ struct EngineThing {
 enum EngineMode { case engineFast, engineSlow(Int) }
 
 struct EngineRecord { var upperStored: Int = 0 }
+
+extension Pace {
+    static let brisk = Pace(value: 2)
+}
 
 extension Connection {
     convenience init(engine: Int) { self.init() }
@@ -1545,6 +1593,14 @@ PLANTED = [
      "func h() -> Int { Session.engineDefault }\n", {"engineDefault"}),
     ("an enum case, as an implicit member", "Coding/Case.swift",
      "func i(_ take: (Any) -> Void) { take(.engineFast) }\n", {"engineFast"}),
+    ("a static member masked by a lower enum case, as an implicit member a function returns", "Store/Returned.swift",
+     "func i2() -> Pace {\n    return .brisk\n}\n", {"brisk"}),
+    ("the same, as the body of a computed property", "Store/Computed.swift",
+     "extension Session {\n    var pace: Pace { .brisk }\n}\n", {"brisk"}),
+    ("the same, compared with a value of its type", "Store/Compared.swift",
+     "func i3(_ pace: Pace) -> Bool { pace != .brisk }\n", {"brisk"}),
+    ("the same, assigned to a variable of its type", "Store/Assigned.swift",
+     "func i4() {\n    var pace: Pace = Pace(value: 0)\n    pace = .brisk\n}\n", {"brisk"}),
     ("a key path", "Store/KeyPath.swift",
      "func j() -> Any { \\Session.engineCache }\n", {"engineCache"}),
     ("a top-level function, inside a string interpolation", "Database/Interpolation.swift",
