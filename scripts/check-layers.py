@@ -541,7 +541,7 @@ def declarations(f, index):
         generic = set(pending_locals)
         s = scope
         while s is not None:
-            generic.update(name for name, value in s.locals.items() if value is None)
+            generic.update(name for name, value in s.locals.items() if value is None or name[:1].isupper())
             s = s.parent
         decl.generics = generic
         if scope.kind == "type":
@@ -555,7 +555,7 @@ def declarations(f, index):
             e = match(tokens, j, "<", ">")
             for k in range(j + 1, e):
                 if is_id(tokens[k]) and tokens[k - 1] in ("<", ",") and tokens[k + 1] in (":", ",", ">"):
-                    pending_locals[tokens[k]] = None
+                    pending_locals[tokens[k]] = type_text(tokens, k + 2) if tokens[k + 1] == ":" else None
                     f.skip.add(k)
             return e + 1
         return j
@@ -941,9 +941,12 @@ class Checker:
         if text.startswith("["):
             inner = self.resolve(text[1:-1], scope)
             return "[" + inner + "]" if inner and inner != PLATFORM and not inner.startswith("[") else PLATFORM
-        found, _ = self.local(text.split(".")[0], scope)
+        found, value = self.local(text.split(".")[0], scope)
         if found:
-            return None      # a generic parameter
+            # a generic parameter: its constraint, when it has one
+            if "." not in text and isinstance(value, str) and value != PLATFORM and value != text and not value.startswith("["):
+                return self.lookup_type(value, None)
+            return None
         key = self.lookup_type(text, scope)
         if key is not None:
             return key
@@ -1481,6 +1484,12 @@ final class Session {
 
 struct Pace { let value: Int }
 
+protocol Model {
+    func describe(_ value: Int) -> String
+}
+
+enum Summary { case summary }
+
 func speed() -> Speed { .brisk }
 
 func isBrisk(_ speed: Speed) -> Bool { return speed == .brisk }
@@ -1524,6 +1533,12 @@ struct EngineRecord { var upperStored: Int = 0 }
 
 extension Pace {
     static let brisk = Pace(value: 2)
+}
+
+extension Model {
+    func describe(_ value: Int) -> String { "" }
+    func summary() -> String { "" }
+    static var upperName: String { "" }
 }
 
 extension Connection {
@@ -1601,6 +1616,8 @@ PLANTED = [
      "func i3(_ pace: Pace) -> Bool { pace != .brisk }\n", {"brisk"}),
     ("the same, assigned to a variable of its type", "Store/Assigned.swift",
      "func i4() {\n    var pace: Pace = Pace(value: 0)\n    pace = .brisk\n}\n", {"brisk"}),
+    ("a member of a protocol's upper extension, on a value of a constrained generic type", "Store/Generic.swift",
+     "func i5<M: Model>(_ model: M) -> String { model.describe(1) + model.summary() + M.upperName }\n", {"summary", "upperName"}),
     ("a key path", "Store/KeyPath.swift",
      "func j() -> Any { \\Session.engineCache }\n", {"engineCache"}),
     ("a top-level function, inside a string interpolation", "Database/Interpolation.swift",
