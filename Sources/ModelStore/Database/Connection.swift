@@ -29,6 +29,9 @@ final class Connection {
     let remote: (any RemoteConnection)?
     /// The SQL the engine writes for this backend.
     let dialect: any SQLDialect
+    /// `dialect.capabilities`, kept here: the per-row write path asks one of them, and a
+    /// stored field costs less than a call through the existential.
+    let capabilities: BackendCapabilities
     /// A server's counterparts of SQLite's connection state (see `runRemote`).
     private var remoteChanges = 0
     private var remoteTotalChanges: Int64 = 0
@@ -60,6 +63,7 @@ final class Connection {
         self.location = location
         self.remote = nil
         self.dialect = SQLiteDialect()
+        self.capabilities = .sqlite
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1000).rounded())))
         transactionGuard.install(on: db)
@@ -84,6 +88,7 @@ final class Connection {
         self.location = remote.location
         self.remote = remote
         self.dialect = dialect
+        self.capabilities = dialect.capabilities
         sqlite3_extended_result_codes(db, 1)
     }
 

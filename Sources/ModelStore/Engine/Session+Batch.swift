@@ -44,7 +44,7 @@ extension Session {
     /// inside the caller's transaction; elements with the same key merge, later over earlier.
     func saveRecords<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome {
         let owner = ObjectIdentifier(M.self)
-        if connection.dialect.capabilities.rowLocksInKeyOrder, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save {
+        if connection.capabilities.rowLocksInKeyOrder, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save {
             return try saveRecordsInKeyOrder(models, into: table, owner: owner)
         }
         let row = RowEncoder(layout: table.layout)

@@ -27,7 +27,7 @@ extension Session {
     /// The steps of `encodeForWriting` after encoding, for a graph save, which encodes a
     /// model before it knows whether its values will be written (a reference's are not).
     func prepareForWriting<M: StoredModel>(_ model: M, into row: RowEncoder, _ table: TableDescription, callbacks: Bool) throws {
-        if !connection.dialect.capabilities.textHoldsNUL {
+        if !connection.capabilities.textHoldsNUL {
             for (position, column) in table.columns.enumerated() {
                 guard let value = row.value(at: position) else { continue }
                 try QueryCompiler.refuseNUL(

@@ -60,7 +60,7 @@ extension Session {
         let compiler = compiler(table)
         try compiler.checkRunsInSQL(query)
         guard query.isPaged else { return try compiler.whereClause(query.predicate) }
-        if connection.dialect.capabilities.rowids {
+        if connection.capabilities.rowids {
             let page = try compiler.select("rowid", query)
             return SQLFragment(" WHERE rowid IN (" + page.sql + ")", page.values)
         }

@@ -25,7 +25,7 @@ extension Session {
             let name = "modelstore_deleting_\(Self.scratchTables.next())"
             let temp = connection.dialect.temporarySchema
             try connection.execute("DROP TABLE IF EXISTS \(temp).\(quoted(name))")
-            if !connection.dialect.capabilities.createTableAsTakesParameters {
+            if !connection.capabilities.createTableAsTakesParameters {
                 // No parameters in CREATE TABLE … AS: make it empty, then fill it.
                 try connection.execute(
                     "CREATE TEMP TABLE \(quoted(name)) AS SELECT \(table.keyOrder) FROM \(table.quotedTable) WITH NO DATA")

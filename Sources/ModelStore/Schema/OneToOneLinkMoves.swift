@@ -16,7 +16,7 @@ extension SchemaMigrator {
     static func oneToOneMoves(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws -> [LinkMove] {
         // Moving links between sides is a SQLite-file migration; a server store's tables
         // were made by this version's declarations (renames are refused there).
-        guard connection.dialect.capabilities.sqliteCatalog else { return [] }
+        guard connection.capabilities.sqliteCatalog else { return [] }
         var moves: [LinkMove] = []
         for relationship in table.relationships {
             guard case .foreignKeyHere(let positions, true) = relationship.storage, let inverse = relationship.inverse else { continue }

@@ -12,7 +12,7 @@ extension SchemaMigrator {
     ) throws {
         // SQLite's catalog pragmas; a server's join tables are ModelStore's own (declared
         // join tables of another tool's making are checked on SQLite only, for now).
-        guard connection.dialect.capabilities.sqliteCatalog else { return }
+        guard connection.capabilities.sqliteCatalog else { return }
         let info = try connection.makeStatement("PRAGMA table_info(\(quoted(join.name)))")
         var columns: [(name: String, type: String, blocksInsert: Bool, keyOrder: Int64)] = []
         try info.forEachRow {

@@ -228,7 +228,7 @@ enum SchemaMigrator {
     }
 
     private static func inspect(quotedTable: String, on connection: Connection) throws -> ExistingTable? {
-        if !connection.dialect.capabilities.sqliteCatalog {
+        if !connection.capabilities.sqliteCatalog {
             // quotedTable is `"name"` with doubled quotes inside.
             let name = String(quotedTable.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
             return try inspectThroughQuery(name, on: connection)
@@ -251,7 +251,7 @@ enum SchemaMigrator {
     /// SQLite cannot change a column's collation in place; a rebuild step can. Columns whose
     /// property declares none are taken as they are (a table another tool made).
     private static func checkCollations(_ table: TableDescription, _ existing: ExistingTable, on connection: Connection) throws {
-        guard connection.dialect.capabilities.sqliteCatalog else { return }
+        guard connection.capabilities.sqliteCatalog else { return }
         for column in table.columns {
             guard let declared = column.collation, existing.columns[column.name.lowercased()] != nil else { continue }
             let stored = connection.collation(ofColumn: column.name, inTable: table.tableName) ?? "BINARY"
@@ -334,7 +334,7 @@ enum SchemaMigrator {
 
     /// Whether `tableName` is a STRICT table; false where SQLite predates them (3.37).
     private static func isStrict(_ tableName: String, on connection: Connection) throws -> Bool {
-        guard connection.dialect.capabilities.sqliteCatalog else { return true }
+        guard connection.capabilities.sqliteCatalog else { return true }
         let strict = try? connection.scalar("SELECT strict FROM pragma_table_list WHERE name = ?", [.text(tableName)])
         return strict == .integer(1)
     }

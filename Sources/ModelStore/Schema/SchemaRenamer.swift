@@ -10,13 +10,13 @@
 enum SchemaRenamer {
     /// Whether any rename would run for `table` (a reader hands such a table to the writer).
     static func isPending(_ table: TableDescription, on connection: Connection) throws -> Bool {
-        guard !table.former.isEmpty, connection.dialect.capabilities.renames else { return false }
+        guard !table.former.isEmpty, connection.capabilities.renames else { return false }
         return try !plan(table, on: connection).isEmpty
     }
 
     /// Renames what needs renaming; runs inside the caller's transaction.
     static func apply(_ table: TableDescription, on connection: Connection) throws {
-        guard !table.former.isEmpty, connection.dialect.capabilities.renames else { return }
+        guard !table.former.isEmpty, connection.capabilities.renames else { return }
         for sql in try plan(table, on: connection) { try connection.execute(sql) }
     }
 

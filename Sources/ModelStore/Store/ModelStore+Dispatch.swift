@@ -21,7 +21,7 @@ extension ModelStore {
                 // keeps a failed read (which the caller may catch) from taking the block's
                 // other work with it, as SQLite's statement-level rollback does.
                 let connection = context.link.connection
-                if connection.dialect.capabilities.failedStatementAbortsTransaction, connection.isInTransaction {
+                if connection.capabilities.failedStatementAbortsTransaction, connection.isInTransaction {
                     return try connection.withSavepoint { try body(session) }
                 }
                 return try body(session)
@@ -137,7 +137,7 @@ extension ModelStore {
         // once it has committed.
         let (observing, generation) = changeTracker.state
         // (Only where triggers record changes: observation is refused elsewhere.)
-        let recording = (observing || !link.watchedTables.isEmpty) && link.connection.dialect.capabilities.observesChanges
+        let recording = (observing || !link.watchedTables.isEmpty) && link.connection.capabilities.observesChanges
         var changes: CommittedChanges?
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {

@@ -57,7 +57,7 @@ struct Session {
                 func prepare<T: StoredModel>(_ target: T.Type) throws { _ = try self.table(target) }
                 try prepare(relationship.target)
             }
-            if connection.dialect.capabilities.foreignKeysAfterTables { try SchemaMigrator.linkAfterTables(table, on: connection) }
+            if connection.capabilities.foreignKeysAfterTables { try SchemaMigrator.linkAfterTables(table, on: connection) }
         case .reader, .pinnedReader:
             switch try SchemaMigrator.readiness(table, on: connection) {
             case .complete:
