@@ -148,7 +148,6 @@ lazy weak unowned convenience required dynamic indirect nonisolated optional iso
 """.split())
 TYPE_KEYWORDS = {"struct", "class", "enum", "protocol", "actor", "extension"}
 ACCESSORS = {"get", "set", "willSet", "didSet", "_modify", "_read", "unsafeAddress", "unsafeMutableAddress"}
-IMPLICIT_LOCALS = {"newValue", "oldValue", "error"}
 PLATFORM = "<platform>"  # a receiver's type that ModelStore does not declare
 
 
@@ -850,6 +849,8 @@ def declarations(f, index):
                 scope = Scope("code", None, scope)
                 scope.locals.update(pending_locals)
                 pending_locals = {}
+                if prev in ("set", "willSet", "didSet"):
+                    scope.locals.update({"newValue": None, "oldValue": None})
                 # the body of the function or computed property just declared
                 if pending_returns[0] is not None and tokens[i - 1] not in ("=", "(", ",", ":", "in"):
                     scope.returns = pending_returns[0]
@@ -1313,7 +1314,7 @@ class Checker:
                         self.judge(f, i, t, self.visible(self.index.types[key], f), False, "type")
                 continue
             found, _ = self.local(t, scope)
-            if found or t in IMPLICIT_LOCALS and t not in self.index.by_name:
+            if found:
                 continue
             if t[:1].isupper():
                 key = self.lookup_type(t, scope)
@@ -1346,7 +1347,7 @@ class Checker:
 
 # ---------------------------------------------------------------------------------------------
 
-def run(root, layers, allowed, out=print):
+def run(root, layers, allowed):
     """Checks the tree at root; returns (problems, ambiguous count, files, seconds)."""
     started = time.time()
     present = [
