@@ -74,38 +74,7 @@ def debt(path, reason, *names):
     return {(path, name): reason for name in names}
 
 
-ALLOWED: dict = {
-    **debt("Coding/RowDecoder.swift",
-           "reads a cell's storage class and value with sqlite3_value_* itself: give Database/'s Statement a typed cell read (an SQLValue or a storage-class accessor)",
-           "import ModelStoreCSQLite", "SQLITE_FLOAT", "SQLITE_INTEGER", "SQLITE_NULL", "SQLITE_TEXT", "sqlite3_value_double", "sqlite3_value_int64", "sqlite3_value_type"),
-    **debt("Database/ModelStoreError.swift",
-           "the suggestion for a renamed column quotes it with Schema/'s quoted(_:) in a string interpolation: move quoted(_:) (Schema/SQLIdentifier.swift) down to Database/",
-           "quoted"),
-    **debt("Engine/Session+Save.swift",
-           "imports the C module but names none of its symbols: drop the import",
-           "import ModelStoreCSQLite"),
-    **debt("Query/QueryCompiler+Search.swift",
-           "opens its private in-memory connection with SQLite's open flags: give Connection an in-memory initializer in Database/",
-           "import ModelStoreCSQLite", "SQLITE_OPEN_CREATE", "SQLITE_OPEN_READWRITE"),
-    **debt("Schema/SchemaMigrator+Search.swift",
-           "asks sqlite3_table_column_metadata whether a table exists: move tableExists(_:on:) onto Connection in Database/",
-           "import ModelStoreCSQLite", "SQLITE_OK", "sqlite3_table_column_metadata"),
-    **debt("Schema/SearchableText.swift",
-           "FullTextSupport probes FTS5 on a raw sqlite3 handle and reads sqlite3_libversion: move the probe and the version into Database/",
-           "import ModelStoreCSQLite", "SQLITE_OK", "SQLITE_OPEN_CREATE", "SQLITE_OPEN_READWRITE", "sqlite3_close_v2", "sqlite3_exec", "sqlite3_libversion", "sqlite3_open_v2"),
-    **debt("Store/ChangeTracker.swift",
-           "imports the C module but names none of its symbols: drop the import",
-           "import ModelStoreCSQLite"),
-    **debt("Store/ConnectionPool.swift",
-           "builds SQLite's open flags and calls sqlite3_db_readonly itself: give Connection named open modes and an isReadOnly in Database/",
-           "import ModelStoreCSQLite", "SQLITE_OPEN_CREATE", "SQLITE_OPEN_NOMUTEX", "SQLITE_OPEN_READONLY", "SQLITE_OPEN_READWRITE", "SQLITE_OPEN_SHAREDCACHE", "SQLITE_OPEN_URI", "sqlite3_db_readonly"),
-    **debt("Store/ModelStore+MaintenanceRunner.swift",
-           "maps checkpoint modes to SQLITE_CHECKPOINT_* and reads result codes and sqlite3_errmsg: move the checkpoint call and its outcome into Database/",
-           "import ModelStoreCSQLite", "SQLITE_BUSY", "SQLITE_CHECKPOINT_FULL", "SQLITE_CHECKPOINT_PASSIVE", "SQLITE_CHECKPOINT_RESTART", "SQLITE_CHECKPOINT_TRUNCATE", "SQLITE_OK", "sqlite3_errmsg"),
-    **debt("Store/ModelStore+Migrations.swift",
-           "opens its connection with SQLite's open flags: use named open modes of a Database/ Connection initializer",
-           "import ModelStoreCSQLite", "SQLITE_OPEN_NOMUTEX", "SQLITE_OPEN_READWRITE"),
-}
+ALLOWED: dict = {}
 
 # Member and function names that Swift, Foundation or Dispatch also declare (only those that
 # some ModelStore declaration shares). A use of one whose receiver the check cannot type may

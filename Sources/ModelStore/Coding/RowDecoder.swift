@@ -1,4 +1,3 @@
-import ModelStoreCSQLite
 import Foundation
 
 /// Decodes models from the current row of a statement.
@@ -118,8 +117,8 @@ final class RowDecoder: Decoder {
             throw missing(name)
         }
         let value = statement.columnValue(at: index)
-        let storage = sqlite3_value_type(value)
-        if storage == SQLITE_NULL {
+        let storage = Statement.storageClass(of: value)
+        if storage == StorageClass.null {
             if optional { return nil }
             throw nullValue(position)
         }
@@ -131,8 +130,8 @@ final class RowDecoder: Decoder {
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
-        guard storage == SQLITE_INTEGER else { throw mismatch(position, index, expected: T.self) }
-        let stored = sqlite3_value_int64(value)
+        guard storage == StorageClass.integer else { throw mismatch(position, index, expected: T.self) }
+        let stored = Statement.int64(of: value)
         guard let value = T(exactly: stored) else {
             throw failure("The stored integer \(stored) does not fit in \(T.self).", position, index)
         }
@@ -142,8 +141,8 @@ final class RowDecoder: Decoder {
     @inline(__always)
     func double(_ name: String, optional: Bool) throws -> Double? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
-        if storage == SQLITE_FLOAT { return sqlite3_value_double(value) }
-        if storage == SQLITE_INTEGER, let exact = Double(exactly: sqlite3_value_int64(value)) { return exact }
+        if storage == StorageClass.float { return Statement.double(of: value) }
+        if storage == StorageClass.integer, let exact = Double(exactly: Statement.int64(of: value)) { return exact }
         throw mismatch(position, index, expected: Double.self)
     }
 
@@ -161,7 +160,7 @@ final class RowDecoder: Decoder {
     @inline(__always)
     func string(_ name: String, optional: Bool) throws -> String? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
-        guard storage == SQLITE_TEXT else { throw mismatch(position, index, expected: String.self) }
+        guard storage == StorageClass.text else { throw mismatch(position, index, expected: String.self) }
         guard let text = Statement.exactString(of: value) else { throw invalidText(position, index) }
         return text
     }
@@ -169,8 +168,8 @@ final class RowDecoder: Decoder {
     @inline(__always)
     func bool(_ name: String, optional: Bool) throws -> Bool? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
-        if storage == SQLITE_INTEGER {
-            switch sqlite3_value_int64(value) {
+        if storage == StorageClass.integer {
+            switch Statement.int64(of: value) {
             case 0: return false
             case 1: return true
             default: break
@@ -210,7 +209,7 @@ final class RowDecoder: Decoder {
             let coding = layout.columns[position].coding
             switch coding {
             case .json:
-                guard statement.storageClass(at: index) == SQLITE_TEXT else {
+                guard statement.storageClass(at: index) == StorageClass.text else {
                     throw mismatch(position, index, expected: T.self)
                 }
                 guard case .text(let text) = statement.value(at: index) else { throw invalidText(position, index) }
@@ -230,7 +229,7 @@ final class RowDecoder: Decoder {
             case .primitive, .convertible, .singleValue, .mapped:
                 var stored = statement.value(at: index)
                 // `value(at:)` gives text that is not UTF-8 as its bytes; say what it is.
-                if case .blob = stored, statement.storageClass(at: index) == SQLITE_TEXT {
+                if case .blob = stored, statement.storageClass(at: index) == StorageClass.text {
                     throw invalidText(position, index)
                 }
                 // A declared form (`columnStorage`) becomes the type's own stored form first.

@@ -1,5 +1,3 @@
-import ModelStoreCSQLite
-
 /// How a save treats a record that does or does not exist.
 enum SaveMode: Sendable {
     /// Update the record with the model's key (or unique index values), else insert it.

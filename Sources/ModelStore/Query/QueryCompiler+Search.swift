@@ -1,5 +1,4 @@
 import Foundation
-import ModelStoreCSQLite
 
 extension QueryCompiler {
     /// The model's full-text index, ready to be read, or `.invalidQuery` when it declares none.
@@ -116,7 +115,7 @@ final class SearchSyntax: @unchecked Sendable {
             let connection =
                 try self.connection
                 ?? Connection(
-                    location: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busyTimeout: 0)
+                    location: ":memory:", open: [.readWrite, .create], busyTimeout: 0)
             self.connection = connection
             let table: String
             if let known = tables[columns] {

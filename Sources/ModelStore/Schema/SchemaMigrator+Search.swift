@@ -1,5 +1,3 @@
-import ModelStoreCSQLite
-
 /// Creates, checks and re-creates a model's full-text index (see `SearchIndexDescription`).
 ///
 /// The index is recognised by its SQL, not trusted by its name: when the FTS5 table or any
@@ -135,9 +133,9 @@ extension SchemaMigrator {
         }
     }
 
-    /// Whether the main schema has a table `name`, through SQLite's C API: it runs no
-    /// statement, so a store's trace and statement counts do not change.
+    /// Whether the main schema has a table `name` (`Connection.hasTable`: it runs no
+    /// statement, so a store's trace and statement counts do not change).
     private static func tableExists(_ name: String, on connection: Connection) -> Bool {
-        sqlite3_table_column_metadata(connection.handle, "main", name, nil, nil, nil, nil, nil, nil) == SQLITE_OK
+        connection.hasTable(name)
     }
 }

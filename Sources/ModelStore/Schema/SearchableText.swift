@@ -1,5 +1,3 @@
-import ModelStoreCSQLite
-
 /// A text property a model declares searchable: ModelStore keeps a full-text index (SQLite's
 /// FTS5) of it in sync with every write, and `search(_:)` and `.matches(_:)` query it.
 ///
@@ -178,26 +176,16 @@ extension TableDescription {
     }
 }
 
-/// Whether the SQLite ModelStore runs on has FTS5, found out once per process by creating an
-/// FTS5 table in a private in-memory database (more telling than a compile option: FTS5 may
-/// also be built in, or missing, in ways the option list does not show).
+/// Whether the SQLite ModelStore runs on has FTS5 (`SQLiteLibrary.hasFTS5`).
 enum FullTextSupport {
-    static let isAvailable: Bool = {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
-            sqlite3_close_v2(db)
-            return false
-        }
-        defer { sqlite3_close_v2(db) }
-        return sqlite3_exec(db, "CREATE VIRTUAL TABLE probe USING fts5(text)", nil, nil, nil) == SQLITE_OK
-    }()
+    static var isAvailable: Bool { SQLiteLibrary.hasFTS5 }
 
     /// Refuses a searchable declaration where SQLite has no FTS5.
     static func require(for modelName: String, available: Bool = isAvailable) throws {
         guard !available else { return }
         throw ModelStoreError(
             .invalidModel,
-            "\(modelName).searchable needs SQLite's full-text search (FTS5), which this platform's SQLite \(String(cString: sqlite3_libversion())) lacks.",
+            "\(modelName).searchable needs SQLite's full-text search (FTS5), which this platform's SQLite \(SQLiteLibrary.version) lacks.",
             model: modelName,
             suggestion: "Link an SQLite built with SQLITE_ENABLE_FTS5, or remove \(modelName).searchable.")
     }

@@ -1,4 +1,3 @@
-import ModelStoreCSQLite
 import Foundation
 
 #if canImport(Darwin)

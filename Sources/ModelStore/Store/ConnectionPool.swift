@@ -1,4 +1,3 @@
-import ModelStoreCSQLite
 import Foundation
 
 #if canImport(Darwin)
@@ -156,7 +155,7 @@ final class ConnectionPool: @unchecked Sendable {
             try migrate(connection, backupPath: nil)
             writerLink = PooledConnection(connection)
         case .memory:
-            let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
+            let connection = try Connection(location: path, open: flags(reader: false), busyTimeout: busyTimeout)
             try configureWriter(connection)
             try migrate(connection, backupPath: nil)
             writerLink = PooledConnection(connection)
@@ -166,14 +165,14 @@ final class ConnectionPool: @unchecked Sendable {
                 try openForReading(path)
             } else {
                 let existed = FileManager.default.fileExists(atPath: path)
-                let connection = try Connection(location: path, flags: flags(reader: false), busyTimeout: busyTimeout)
+                let connection = try Connection(location: path, open: flags(reader: false), busyTimeout: busyTimeout)
                 if !existed, createsDirectory {
                     // The default store is private: SQLite gives `-wal` and `-shm` the mode of
                     // the database file, so they follow.
                     chmod(path, 0o600)
                 }
                 try Self.checkHeader(of: connection, path: path)
-                if existed, sqlite3_db_readonly(connection.handle, "main") == 1 {
+                if existed, connection.isReadOnlyFile {
                     // SQLite fell back to reading: the file or its medium cannot be written.
                     try openForReading(path)
                 } else if try configuredAsWriter(connection, fileExisted: existed) {
@@ -212,7 +211,7 @@ final class ConnectionPool: @unchecked Sendable {
             error.message += " Path: \(locationDescription)"
             throw error
         }
-        if sqlite3_db_readonly(connection.handle, "main") == 1 {
+        if connection.isReadOnlyFile {
             throw ModelStoreError(
                 .readOnly, "The store at \(locationDescription) can only be read: the file or its directory is read-only.",
                 suggestion: "Open a store at a writable location.")
@@ -419,9 +418,9 @@ final class ConnectionPool: @unchecked Sendable {
         var flags = flags(reader: true)
         if readersUseImmutableURI {
             location = "file:" + (location.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? location) + "?immutable=1"
-            flags |= SQLITE_OPEN_URI
+            flags.insert(.uri)
         }
-        let connection = try Connection(location: location, flags: flags, busyTimeout: busyTimeout)
+        let connection = try Connection(location: location, open: flags, busyTimeout: busyTimeout)
         // Readers never write: a bug that tried would fail instead of racing the writer.
         try connection.execute("PRAGMA query_only = 1")
         return PooledConnection(connection)
@@ -517,11 +516,10 @@ final class ConnectionPool: @unchecked Sendable {
 
     // MARK: Paths and flags
 
-    private func flags(reader: Bool) -> Int32 {
-        var flags = SQLITE_OPEN_NOMUTEX
-        flags |= readOnly && reader ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if !reader { flags |= SQLITE_OPEN_CREATE }
-        if case .memory = location { flags |= SQLITE_OPEN_URI | SQLITE_OPEN_SHAREDCACHE | SQLITE_OPEN_CREATE }
+    private func flags(reader: Bool) -> OpenFlags {
+        var flags: OpenFlags = [.noMutex, readOnly && reader ? .readOnly : .readWrite]
+        if !reader { flags.insert(.create) }
+        if case .memory = location { flags.formUnion([.uri, .sharedCache, .create]) }
         return flags
     }
 

@@ -1,4 +1,3 @@
-import ModelStoreCSQLite
 import Foundation
 
 /// The maintenance calls (`vacuum()`, `vacuum(into:)`, `checkpoint(_:)`): statements that
@@ -33,10 +32,10 @@ extension ModelStore {
 
         var sqliteMode: Int32 {
             switch self {
-            case .passive: return SQLITE_CHECKPOINT_PASSIVE
-            case .full: return SQLITE_CHECKPOINT_FULL
-            case .restart: return SQLITE_CHECKPOINT_RESTART
-            case .truncate: return SQLITE_CHECKPOINT_TRUNCATE
+            case .passive: return SQLiteCode.checkpointPassive
+            case .full: return SQLiteCode.checkpointFull
+            case .restart: return SQLiteCode.checkpointRestart
+            case .truncate: return SQLiteCode.checkpointTruncate
             }
         }
     }
@@ -169,9 +168,9 @@ extension ModelStore {
         let outcome =
             log < 0 ? CheckpointOutcome(logFrames: 0, checkpointedFrames: 0) : CheckpointOutcome(logFrames: log, checkpointedFrames: done)
         switch rc {
-        case SQLITE_OK:
+        case SQLiteCode.ok:
             return outcome
-        case SQLITE_BUSY:
+        case SQLiteCode.busy:
             var error = ModelStoreError(
                 .busy,
                 "The \(mode) checkpoint waited the busy timeout (\(configuration.busyTimeout) s) for another connection — a reader of an older snapshot, or another writer — and stopped: \(outcome).",
@@ -183,7 +182,7 @@ extension ModelStore {
             throw error
         default:
             throw ModelStoreError.sqlite(
-                resultCode: rc, message: String(cString: sqlite3_errmsg(connection.handle)), sql: nil, database: connection.handle)
+                resultCode: rc, message: connection.lastErrorMessage, sql: nil, database: connection.handle)
         }
     }
 }

@@ -1,4 +1,3 @@
-import ModelStoreCSQLite
 import Foundation
 
 extension ModelStore {
@@ -52,7 +51,7 @@ extension ModelStore {
             throw ModelStoreError(.cannotOpen, "There is no database file at \(expanded) to plan a migration for.", value: expanded)
         }
         let connection = try Connection(
-            location: expanded, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, busyTimeout: configuration.busyTimeout)
+            location: expanded, open: [.readWrite, .noMutex], busyTimeout: configuration.busyTimeout)
         defer { connection.close() }
         return try MigrationPlanner.plan(configuration.migrations, models: models, on: connection)
     }
