@@ -53,7 +53,9 @@
         // Stores in other processes may prepare the same table at the same moment, and
         // PostgreSQL's CREATE … IF NOT EXISTS is not safe against that: one at a time, until the
         // transaction ends.
-        var tablePreparationLockSQL: String? { "SELECT pg_advisory_xact_lock(hashtext(?))" }
+        // Keyed by the schema as well: stores of other schemas (other programs, or tests side
+        // by side) preparing a table of the same name never wait for each other.
+        var tablePreparationLockSQL: String? { "SELECT pg_advisory_xact_lock(hashtext(coalesce(current_schema(), '') || ' ' || ?))" }
         var constraintExistsSQL: String? {
             "SELECT 1 FROM pg_catalog.pg_constraint WHERE conname = ? AND connamespace = current_schema()::regnamespace"
         }
@@ -96,6 +98,9 @@
         }
         // A temporary table is the session's own, and comes first in the search path.
         var temporaryWritesOnReader: (allow: String, forbid: String)? { nil }
+        func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)? {
+            ("DECLARE \(name) NO SCROLL CURSOR FOR \(query)", "FETCH FORWARD \(rows) FROM \(name)")
+        }
         func insertedMarker(returning alreadyReturning: Bool, key: String?) -> String {
             // xmax is 0 on a row this statement inserted, and set on one ON CONFLICT updated.
             let columns = (key.map { ["\($0) AS modelstore_rowid"] } ?? []) + ["(xmax::text = '0') AS modelstore_inserted"]

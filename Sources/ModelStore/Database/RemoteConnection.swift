@@ -64,9 +64,11 @@ package protocol RemoteOpener: Sendable {
 /// came back, handed out one at a time.
 ///
 /// Rows are read whole when the statement first steps: a driver answers with every row at
-/// once, and the engine never keeps a server statement open across calls to the server.
-/// Each row is then bound to a local SQLite statement (`SELECT ?1 AS a, ?2 AS b …`), so
-/// the engine reads every column exactly as it reads SQLite's — one reader of rows for both.
+/// once, and the engine never keeps a server statement open across calls to the server —
+/// except in a stream (`Connection.streamingRows`), where a query is read through a cursor
+/// `RemoteStatement.chunk` rows at a time. Each row is then bound to a local SQLite statement
+/// (`SELECT ?1 AS a, ?2 AS b …`), so the engine reads every column exactly as it reads
+/// SQLite's — one reader of rows for both.
 final class RemoteStatement {
     unowned let connection: Connection
     /// The SQL the server runs (its own placeholders).
@@ -80,6 +82,16 @@ final class RemoteStatement {
     private var shapedFor: [String]?
     /// Set by `run` when the result's columns differ from those the local statement has.
     private(set) var newColumns: [String]?
+    /// The FETCH of the cursor a stream reads through, while the last fetch left rows behind.
+    private var fetch: String?
+    /// How many rows a stream's cursor fetches at a time.
+    static let chunk = 256
+    private static let cursors = Counter()
+    #if DEBUG
+        /// The most rows any one result handed over held at once, by server SQL: lets the tests
+        /// see that a stream's rows stay bounded on a server.
+        static let largestHeld = Locked<[String: Int]>([:])
+    #endif
 
     init(connection: Connection, serverSQL: String, parameterCount: Int) {
         self.connection = connection
@@ -89,20 +101,54 @@ final class RemoteStatement {
     }
 
     func run() throws {
-        let result = try connection.runRemote(serverSQL, bindings)
-        rows = result.rows
-        position = 0
+        fetch = nil
+        let result: RemoteResult
+        if connection.streamsRows, connection.isInTransaction, Self.isQuery(serverSQL),
+            let statements = connection.dialect.cursorStatements(
+                name: "modelstore_cursor_\(Self.cursors.next())", query: serverSQL, rows: Self.chunk)
+        {
+            _ = try connection.runRemote(statements.declare, bindings)
+            result = try connection.runRemote(statements.fetch, [])
+            if result.rows.count == Self.chunk { fetch = statements.fetch }
+        } else {
+            result = try connection.runRemote(serverSQL, bindings)
+        }
+        take(result.rows)
         hasRun = true
         newColumns = result.columns == shapedFor ? nil : result.columns
     }
 
-    func nextRow() -> [SQLValue]? {
+    private func take(_ fetched: [[SQLValue]]) {
+        rows = fetched
+        position = 0
+        #if DEBUG
+            if !fetched.isEmpty {
+                Self.largestHeld.withLock { held in
+                    if held.count < 10_000 { held[serverSQL] = max(held[serverSQL] ?? 0, fetched.count) }
+                }
+            }
+        #endif
+    }
+
+    /// Whether `sql` is a query a cursor can read: a `SELECT` (a `WITH` may hold a statement
+    /// that writes, which no cursor takes).
+    private static func isQuery(_ sql: String) -> Bool {
+        sql.drop(while: { $0 == " " || $0 == "\n" || $0 == "(" }).prefix(6).uppercased() == "SELECT"
+    }
+
+    func nextRow() throws -> [SQLValue]? {
+        if position == rows.count, let next = fetch {
+            let result = try connection.runRemote(next, [])
+            if result.rows.count < Self.chunk { fetch = nil }
+            take(result.rows)
+        }
         guard position < rows.count else { return nil }
         defer { position += 1 }
         return rows[position]
     }
 
     func reset() {
+        fetch = nil
         hasRun = false
         rows = []
         position = 0

@@ -95,6 +95,12 @@ package protocol SQLDialect: Sendable {
     /// The statements that let a reader create its private temporary tables, and those that
     /// make it read-only again; nil when a reader's connection may always write its own.
     var temporaryWritesOnReader: (allow: String, forbid: String)? { get }
+    /// The statements that read `query` (already finished, with its parameters) through a
+    /// cursor named `name`, `rows` at a time, inside a transaction: so a stream holds a bounded
+    /// number of a server's rows, not its whole result. The transaction's end closes the
+    /// cursor (an explicit close that failed would abort the transaction). nil where a
+    /// statement is stepped row by row anyway (SQLite).
+    func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)?
 }
 
 /// What a backend can do, each answered once by its dialect: the engine asks these where the
@@ -227,4 +233,5 @@ struct SQLiteDialect: SQLDialect {
     func arrayParameter(_ values: [SQLValue]) -> SQLValue? { nil }
     func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String? { nil }
     var temporaryWritesOnReader: (allow: String, forbid: String)? { ("PRAGMA query_only = 0", "PRAGMA query_only = 1") }
+    func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)? { nil }
 }

@@ -148,7 +148,7 @@ final class Statement {
     /// one through the local statement, so every column reader works as on SQLite.
     private func stepRemote(_ remote: RemoteStatement) throws -> Bool {
         try runOnServer()
-        guard let row = remote.nextRow() else { return false }
+        guard let row = try remote.nextRow() else { return false }
         sqlite3_reset(handle)
         for (offset, value) in row.enumerated() {
             try bindLocal(value, at: Int32(offset + 1))
