@@ -16,7 +16,8 @@
                 fullTextSearch: false, columnCollations: false, renames: false, textHoldsNUL: false, rowids: false,
                 decimalsAsText: false, failedStatementAbortsTransaction: true, foreignKeysAfterTables: true,
                 createTableAsTakesParameters: false, rowLocksInKeyOrder: true, globAndLike: false, typesEveryColumn: true,
-                qualifiedUpsertColumns: true, notEqualAsDistinct: true)
+                qualifiedUpsertColumns: true, notEqualAsDistinct: true,
+                distinctOrdersBySelectedExpressions: true)
         }
         var maximumParameters: Int { 65_535 }
         var supportsMultipleUpsertClauses: Bool { false }
@@ -93,11 +94,17 @@
             switch function {
             case "sum" where integerColumn: return "CAST(sum(\(column)) AS BIGINT)"
             case "avg": return "CAST(avg(\(column)) AS DOUBLE PRECISION)"
-            default: return "\(function)(\(column))"
+            // min and max compare as the engine's ordering does (byte order for text).
+            default: return nil
             }
         }
         // A temporary table is the session's own, and comes first in the search path.
         var temporaryWritesOnReader: (allow: String, forbid: String)? { nil }
+        // PostgreSQL sorts NULL after every value ascending: say SQLite's rule.
+        func nullsOrder(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
+        // The database's collation (a locale's, usually) orders mixed case and accents as a
+        // dictionary does; "C" compares bytes, as SQLite does.
+        func byteOrderCollation(forDeclaredType declaredType: String) -> String { declaredType == "TEXT" ? " COLLATE \"C\"" : "" }
         func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)? {
             ("DECLARE \(name) NO SCROLL CURSOR FOR \(query)", "FETCH FORWARD \(rows) FROM \(name)")
         }

@@ -144,7 +144,7 @@
                     } else {
                         failure = ModelStoreError(
                             .cannotOpen, "Cannot connect to the PostgreSQL server at \(server.description): \(Self.describe(error)).",
-                            suggestion: "Check that the server runs, and the address, user, password and database.")
+                            suggestion: Self.openingSuggestion(for: Self.describe(error)))
                     }
                 }
                 throw failure
@@ -334,6 +334,20 @@
                 return "\(error.code)"
             }
             return "\(error)"
+        }
+
+        /// What to check when a connection cannot be made, by what failed: a TLS handshake or
+        /// certificate is not a wrong password.
+        static func openingSuggestion(for description: String) -> String {
+            let lowered = description.lowercased()
+            if ["certificate", "tls", "ssl", "handshake"].contains(where: lowered.contains) {
+                return
+                    "The TLS connection failed: check that the server offers TLS, that its certificate is trusted (the trust roots in the TLS configuration) and names the host you connect to."
+            }
+            if ["password", "authentication"].contains(where: lowered.contains) {
+                return "The server refused the login: check the user and password (and the server's pg_hba.conf)."
+            }
+            return "Check that the server runs, and the address, user, password and database."
         }
 
         /// The name in `column "name"` of a server's message ("column "price" is of type bigint …").

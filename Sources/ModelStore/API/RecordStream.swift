@@ -8,6 +8,8 @@
 ///
 /// Each iteration reads on a pooled reader of its own, in one read transaction, on a thread
 /// of its own: rows are decoded there, 256 at a time, at most two chunks ahead of the loop.
+/// On a PostgreSQL server the query is read through a cursor, 256 rows at a time, so the
+/// bound holds there too.
 /// It starts after the writes submitted before it and never holds back writes submitted
 /// later (WAL readers do not block the writer); it sees the snapshot it started on.
 /// Breaking out of the loop, cancelling its task or closing the store ends the read and

@@ -101,6 +101,14 @@ package protocol SQLDialect: Sendable {
     /// cursor (an explicit close that failed would abort the transaction). nil where a
     /// statement is stepped row by row anyway (SQLite).
     func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)?
+    /// What follows an ORDER BY term (after any `DESC`) so that NULL sorts as SQLite sorts it:
+    /// before every value ascending, after every value descending. "" where that is the
+    /// backend's own rule.
+    func nullsOrder(descending: Bool) -> String
+    /// The collation a comparison or ordering of a column of `declaredType` (what
+    /// `columnType` declared) names so that text compares by its bytes, as SQLite's BINARY
+    /// and Swift's `<` on `String` scalars do; "" where the column already does.
+    func byteOrderCollation(forDeclaredType declaredType: String) -> String
 }
 
 /// What a backend can do, each answered once by its dialect: the engine asks these where the
@@ -155,6 +163,9 @@ package struct BackendCapabilities: Sendable {
     /// `a != ?` also matches a stored NULL when spelled `IS DISTINCT FROM` (the spelling this
     /// backend's `!=` needs to answer as SQLite's does for the store's conditions).
     package var notEqualAsDistinct: Bool
+    /// With `SELECT DISTINCT`, `ORDER BY` may name only expressions of the select list, so a
+    /// collated ordering selects the collated expression.
+    package var distinctOrdersBySelectedExpressions: Bool
 
     /// What SQLite does: everything above.
     package static let sqlite = BackendCapabilities(
@@ -162,14 +173,14 @@ package struct BackendCapabilities: Sendable {
         fullTextSearch: true, columnCollations: true, renames: true, textHoldsNUL: true, rowids: true,
         decimalsAsText: true, failedStatementAbortsTransaction: false, foreignKeysAfterTables: false,
         createTableAsTakesParameters: true, rowLocksInKeyOrder: false, globAndLike: true, typesEveryColumn: false,
-        qualifiedUpsertColumns: false, notEqualAsDistinct: false)
+        qualifiedUpsertColumns: false, notEqualAsDistinct: false, distinctOrdersBySelectedExpressions: false)
 
     package init(
         sqliteCatalog: Bool, observesChanges: Bool, translatesPredicates: Bool, conditionsInsideJSON: Bool,
         fullTextSearch: Bool, columnCollations: Bool, renames: Bool, textHoldsNUL: Bool, rowids: Bool,
         decimalsAsText: Bool, failedStatementAbortsTransaction: Bool, foreignKeysAfterTables: Bool,
         createTableAsTakesParameters: Bool, rowLocksInKeyOrder: Bool, globAndLike: Bool, typesEveryColumn: Bool,
-        qualifiedUpsertColumns: Bool, notEqualAsDistinct: Bool
+        qualifiedUpsertColumns: Bool, notEqualAsDistinct: Bool, distinctOrdersBySelectedExpressions: Bool
     ) {
         self.sqliteCatalog = sqliteCatalog
         self.observesChanges = observesChanges
@@ -189,6 +200,7 @@ package struct BackendCapabilities: Sendable {
         self.typesEveryColumn = typesEveryColumn
         self.qualifiedUpsertColumns = qualifiedUpsertColumns
         self.notEqualAsDistinct = notEqualAsDistinct
+        self.distinctOrdersBySelectedExpressions = distinctOrdersBySelectedExpressions
     }
 }
 
@@ -234,4 +246,6 @@ struct SQLiteDialect: SQLDialect {
     func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String? { nil }
     var temporaryWritesOnReader: (allow: String, forbid: String)? { ("PRAGMA query_only = 0", "PRAGMA query_only = 1") }
     func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)? { nil }
+    func nullsOrder(descending: Bool) -> String { "" }
+    func byteOrderCollation(forDeclaredType declaredType: String) -> String { "" }
 }

@@ -31,7 +31,7 @@ extension Session {
         guard !collation.isEmpty else { return "\(function)(\(column))" }
         switch function {
         case "min", "max": return "\(function)(\(column)\(collation))"
-        case "sum": return "\(DecimalSum.name)(\(column))"
+        case "sum" where compiler.dialect.capabilities.decimalsAsText: return "\(DecimalSum.name)(\(column))"
         default: return "\(function)(\(column))"
         }
     }
@@ -78,9 +78,11 @@ extension Session {
         let table = try table(M.self)
         let compiler = compiler(table)
         let name = try compiler.column(column)
+        let ordered = name + compiler.orderingCollation(for: column)
+        let selected = compiler.dialect.capabilities.distinctOrdersBySelectedExpressions ? ordered : name
         let sql =
-            SQLFragment("SELECT DISTINCT \(name) FROM ") + (try compiler.source(query, columns: name))
-            + SQLFragment(" ORDER BY \(name)\(compiler.orderingCollation(for: column))")
+            SQLFragment("SELECT DISTINCT \(selected) FROM ") + (try compiler.source(query, columns: name))
+            + SQLFragment(" ORDER BY \(ordered)\(compiler.dialect.nullsOrder(descending: false))")
         return try loaded(columnValues(of: sql), declaredForm(table, column), table, column)
     }
 

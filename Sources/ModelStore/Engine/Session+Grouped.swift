@@ -62,11 +62,14 @@ extension Session {
             case .computed(let aggregate):
                 term = try self.sql(of: aggregate, compiler) + collation(of: aggregate, compiler)
             }
-            terms.append(term + (ordering.descending ? " DESC" : ""))
+            terms.append(term + (ordering.descending ? " DESC" : "") + compiler.dialect.nullsOrder(descending: ordering.descending))
         }
         // The groups break ties, so pages of groups never overlap or skip.
         let collatedGroups = zip(query.groups, groupSQL).map { $1 + compiler.orderingCollation(for: $0) }
-        terms += collatedGroups.filter { group in !terms.contains { $0 == group || $0 == group + " DESC" } }
+        let ascending = compiler.dialect.nullsOrder(descending: false)
+        let descending = " DESC" + compiler.dialect.nullsOrder(descending: true)
+        terms += collatedGroups.filter { group in !terms.contains { $0 == group + ascending || $0 == group + descending } }
+            .map { $0 + ascending }
         if !terms.isEmpty { statement.sql += " ORDER BY " + terms.joined(separator: ", ") }
         if let limit = query.limit {
             statement = statement + SQLFragment(" LIMIT ? OFFSET ?", [.integer(Int64(limit)), .integer(Int64(query.offset ?? 0))])

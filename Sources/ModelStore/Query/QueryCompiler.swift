@@ -114,10 +114,13 @@ struct QueryCompiler {
     /// inside a JSON-stored one (a JSON number compares as a number). Ordering comparisons,
     /// ORDER BY terms and min/max arguments append it; equality needs none (the text is canonical).
     func orderingCollation(for reference: ColumnReference) -> String {
-        guard dialect.capabilities.decimalsAsText, reference.path.isEmpty, let position = table.layout.position(of: reference.name),
-            table.columns[position].holdsDecimal
-        else { return "" }
-        return " COLLATE " + DecimalCollation.name
+        guard reference.path.isEmpty, let position = table.layout.position(of: reference.name) else { return "" }
+        let column = table.columns[position]
+        guard dialect.capabilities.decimalsAsText else {
+            // A server's text column compares as its collation says: ask for byte order.
+            return dialect.byteOrderCollation(forDeclaredType: dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal))
+        }
+        return column.holdsDecimal ? " COLLATE " + DecimalCollation.name : ""
     }
 
     /// `$."a"."b"`: each property quoted, so names with dots or brackets stay one label.
@@ -162,7 +165,9 @@ struct QueryCompiler {
                 error.model = table.modelName
                 throw error
             }
-            clause.sql += (offset == 0 ? "" : ", ") + term.sql + (ordering.descending ? " DESC" : "")
+            clause.sql +=
+                (offset == 0 ? "" : ", ") + term.sql + (ordering.descending ? " DESC" : "")
+                + dialect.nullsOrder(descending: ordering.descending)
             clause.values += term.values
         }
         for (offset, name) in table.keyNames.enumerated() where !named.contains(name) {

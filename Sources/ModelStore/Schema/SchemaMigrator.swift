@@ -5,6 +5,9 @@ enum SchemaMigrator {
     struct ExistingTable {
         var columns: [String: String]
         var primaryKey: [String]
+        /// Where the schema is read without SQLite's catalog: each column's type in the
+        /// backend's own words (lowercased name → type), for messages.
+        var backendTypes: [String: String] = [:]
     }
 
     /// Makes the table match `table`; runs inside the caller's transaction.
@@ -216,15 +219,19 @@ enum SchemaMigrator {
     private static func inspectThroughQuery(_ name: String, on connection: Connection) throws -> ExistingTable? {
         let statement = try connection.cachedStatement(connection.dialect.tableColumnsSQL)
         var columns: [String: String] = [:]
+        var backendTypes: [String: String] = [:]
         var keyed: [(order: Int64, name: String)] = []
         try statement.forEachRow([.text(name)]) {
             let column = statement.string(at: 0)
-            columns[column.lowercased()] = connection.dialect.affinity(ofDeclaredType: statement.string(at: 1))
+            let type = statement.string(at: 1)
+            columns[column.lowercased()] = connection.dialect.affinity(ofDeclaredType: type)
+            backendTypes[column.lowercased()] = type
             let order = statement.int64(at: 2)
             if order > 0 { keyed.append((order, column)) }
         }
         guard !columns.isEmpty else { return nil }
-        return ExistingTable(columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name))
+        return ExistingTable(
+            columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name), backendTypes: backendTypes)
     }
 
     private static func inspect(quotedTable: String, on connection: Connection) throws -> ExistingTable? {
@@ -321,6 +328,17 @@ enum SchemaMigrator {
             }
             let affinity = ColumnAffinity(declaredType: declared, isStrict: isStrict ?? false)
             guard !affinity.keeps(column.storage) else { continue }
+            if let backendType = existing.backendTypes[column.name.lowercased()] {
+                // Without SQLite's catalog, in the backend's own words: no affinity, no rebuild.
+                let wanted = connection.dialect.columnType(column.storage.rawValue, isDecimal: false)
+                throw ModelStoreError(
+                    .schemaMismatch,
+                    "The stored table \(quoted(tableName)) on \(connection.dialect.name) has column \(quoted(column.name)) of type \(backendType), but \(column.owner) is \(column.typeName), stored as \(column.storage.displayName), which that type does not keep exactly. Nothing was written.",
+                    model: modelName, column: column.name, value: backendType,
+                    suggestion:
+                        "Change the column's type (ALTER TABLE \(quoted(tableName)) ALTER COLUMN \(quoted(column.name)) TYPE \(wanted) USING …), or give the property a type that the column keeps exactly."
+                )
+            }
             let shown = declared.isEmpty ? "no type" : declared
             throw ModelStoreError(
                 .schemaMismatch,

@@ -68,6 +68,22 @@ import Testing
     }
 #endif
 
+#if PostgreSQL
+    /// What a failed connection tells the user to check, by what failed.
+    struct OpeningSuggestionTests {
+        @Test func aTLSFailureSuggestsCheckingTheCertificateNotThePassword() {
+            for failure in [
+                "sslUnsupported", "handshakeFailed(NIOSSL.BoringSSLError.sslError)", "certificate verify failed",
+            ] {
+                let suggestion = PostgresDriverConnection.openingSuggestion(for: failure)
+                #expect(suggestion.contains("TLS") && !suggestion.contains("password"), "\(failure): \(suggestion)")
+            }
+            #expect(PostgresDriverConnection.openingSuggestion(for: "password authentication failed for user \"x\"").contains("password"))
+            #expect(PostgresDriverConnection.openingSuggestion(for: "connection refused").contains("server runs"))
+        }
+    }
+#endif
+
 /// Names of ModelStore's own making on a backend that limits their length.
 struct NameLimitTests {
     @Test func namesOfModelStoresOwnMakingStayWithinTheLimitAndApart() {
