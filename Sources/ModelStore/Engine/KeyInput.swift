@@ -4,23 +4,25 @@ enum KeyInput: Sendable {
     case single(SQLValue)
     case components([String: SQLValue])
 
-    /// Converts a caller's value, turning conversion failures into `.invalidKey`.
-    static func single(_ value: some SQLValueConvertible, model: String) throws -> KeyInput {
-        .single(try convert(value, model: model, column: nil))
+    /// Converts a caller's value, turning conversion failures into `.invalidKey`. The model's
+    /// name is only for that error: an autoclosure, so a find by key never builds it
+    /// (`String(describing:)` of a type was a quarter of a find's instructions).
+    static func single(_ value: some SQLValueConvertible, model: @autoclosure () -> String) throws -> KeyInput {
+        .single(try convert(value, model: model(), column: nil))
     }
 
-    static func components(_ values: [String: any SQLValueConvertible], model: String) throws -> KeyInput {
+    static func components(_ values: [String: any SQLValueConvertible], model: @autoclosure () -> String) throws -> KeyInput {
         var converted: [String: SQLValue] = [:]
-        for (name, value) in values { converted[name] = try convert(value, model: model, column: name) }
+        for (name, value) in values { converted[name] = try convert(value, model: model(), column: name) }
         return .components(converted)
     }
 
-    private static func convert(_ value: any SQLValueConvertible, model: String, column: String?) throws -> SQLValue {
+    private static func convert(_ value: any SQLValueConvertible, model: @autoclosure () -> String, column: String?) throws -> SQLValue {
         do {
             return try value.comparisonValue
         } catch var error as ModelStoreError {
             error.code = .invalidKey
-            error.model = model
+            error.model = model()
             error.column = column
             throw error
         }
