@@ -105,8 +105,8 @@
         // The database's collation (a locale's, usually) orders mixed case and accents as a
         // dictionary does; "C" compares bytes, as SQLite does.
         func byteOrderCollation(forDeclaredType declaredType: String) -> String { declaredType == "TEXT" ? " COLLATE \"C\"" : "" }
-        func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)? {
-            ("DECLARE \(name) NO SCROLL CURSOR FOR \(query)", "FETCH FORWARD \(rows) FROM \(name)")
+        func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String, close: String)? {
+            ("DECLARE \(name) NO SCROLL CURSOR FOR \(query)", "FETCH FORWARD \(rows) FROM \(name)", "CLOSE \(name)")
         }
         func insertedMarker(returning alreadyReturning: Bool, key: String?) -> String {
             // xmax is 0 on a row this statement inserted, and set on one ON CONFLICT updated.

@@ -106,7 +106,7 @@ extension ModelStore {
     /// - Throws: What `body` throws; as `findAll(_:sql:)`; `.invalidQuery` for SQL that writes.
     public func forEach<Row: Decodable & Sendable>(_ type: Row.Type, sql: SQLStatement, _ body: (Row) throws -> Void) throws {
         try streamingRead(prepare: { try $0.prepareTable(for: Row.self) }) { session, interruption in
-            try session.forEachRawRow(type, sql) { row in
+            try session.forEachRawRow(type, sql, streaming: true) { row in
                 // The time `body` holds the row is not the read's: it is out of the limit.
                 if let interruption { try interruption.excludingFromLimit { try body(row) } } else { try body(row) }
                 return true

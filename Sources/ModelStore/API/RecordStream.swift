@@ -104,7 +104,7 @@ extension RecordStream {
             var chunk: [Row] = []
             chunk.reserveCapacity(RecordStream.chunkSize)
             var open = true
-            try session.forEachRawRow(Row.self, sql) { row in
+            try session.forEachRawRow(Row.self, sql, streaming: true) { row in
                 chunk.append(row)
                 guard chunk.count == RecordStream.chunkSize else { return true }
                 open = send(chunk)

@@ -166,22 +166,9 @@ final class Connection {
         return statement
     }
 
-    /// Whether a query run now on the server is read through a cursor, a chunk at a time (set
-    /// by `streamingRows` for a stream's read).
-    private(set) var streamsRows = false
-
-    /// Runs `body` so that the server's rows of its queries are read a chunk at a time through
-    /// a cursor (`SQLDialect.cursorStatements`), inside a read transaction (a cursor lives in
-    /// one): what a stream holds stays bounded. Nothing changes on SQLite, which steps rows.
-    func streamingRows<T>(_ body: () throws -> T) throws -> T {
-        guard remote != nil, dialect.cursorStatements(name: "c", query: "", rows: 1) != nil else { return try body() }
-        return try inReadTransaction {
-            let outer = streamsRows
-            streamsRows = true
-            defer { streamsRows = outer }
-            return try body()
-        }
-    }
+    /// Counts the transactions begun on the server, so a statement can tell whether the
+    /// cursor it opened still exists (a transaction's end closes its cursors).
+    private(set) var transactionSerial = 0
 
     /// Runs `sql` on the server and keeps SQLite's bookkeeping in step: the rows changed,
     /// whether a transaction is open, and what an INSERT did (`insertedMarker`).
@@ -209,6 +196,7 @@ final class Connection {
         let head = sql.prefix(9).uppercased()
         if head.hasPrefix("BEGIN") {
             remoteInTransaction = true
+            transactionSerial &+= 1
         } else if head.hasPrefix("COMMIT") || head == "ROLLBACK"
             || (head.hasPrefix("ROLLBACK") && !sql.uppercased().hasPrefix("ROLLBACK TO"))
         {

@@ -65,8 +65,8 @@ package protocol RemoteOpener: Sendable {
 ///
 /// Rows are read whole when the statement first steps: a driver answers with every row at
 /// once, and the engine never keeps a server statement open across calls to the server —
-/// except in a stream (`Connection.streamingRows`), where a query is read through a cursor
-/// `RemoteStatement.chunk` rows at a time. Each row is then bound to a local SQLite statement
+/// except a stream's own query (`Statement.readInChunks()`), read through a cursor
+/// `RemoteStatement.chunk` rows at a time and closed when the statement is reset. Each row is then bound to a local SQLite statement
 /// (`SELECT ?1 AS a, ?2 AS b …`), so the engine reads every column exactly as it reads
 /// SQLite's — one reader of rows for both.
 final class RemoteStatement {
@@ -82,8 +82,13 @@ final class RemoteStatement {
     private var shapedFor: [String]?
     /// Set by `run` when the result's columns differ from those the local statement has.
     private(set) var newColumns: [String]?
+    /// Whether this statement's query is read through a cursor (a stream's own query, inside
+    /// a transaction); set by `Statement.readInChunks()`.
+    var throughCursor = false
     /// The FETCH of the cursor a stream reads through, while the last fetch left rows behind.
     private var fetch: String?
+    /// The cursor's CLOSE, and the transaction it lives in, until it is closed.
+    private var openCursor: (close: String, transaction: Int)?
     /// How many rows a stream's cursor fetches at a time.
     static let chunk = 256
     private static let cursors = Counter()
@@ -101,13 +106,14 @@ final class RemoteStatement {
     }
 
     func run() throws {
-        fetch = nil
+        closeCursor()
         let result: RemoteResult
-        if connection.streamsRows, connection.isInTransaction, Self.isQuery(serverSQL),
+        if throughCursor, connection.isInTransaction, Self.isQuery(serverSQL),
             let statements = connection.dialect.cursorStatements(
                 name: "modelstore_cursor_\(Self.cursors.next())", query: serverSQL, rows: Self.chunk)
         {
             _ = try connection.runRemote(statements.declare, bindings)
+            openCursor = (statements.close, connection.transactionSerial)
             result = try connection.runRemote(statements.fetch, [])
             if result.rows.count == Self.chunk { fetch = statements.fetch }
         } else {
@@ -131,9 +137,10 @@ final class RemoteStatement {
     }
 
     /// Whether `sql` is a query a cursor can read: a `SELECT` (a `WITH` may hold a statement
-    /// that writes, which no cursor takes).
+    /// that writes, which no cursor takes), and not a `SELECT … INTO`, which makes a table.
     private static func isQuery(_ sql: String) -> Bool {
-        sql.drop(while: { $0 == " " || $0 == "\n" || $0 == "(" }).prefix(6).uppercased() == "SELECT"
+        let text = sql.drop(while: { $0.isWhitespace || $0 == "(" })
+        return text.prefix(6).uppercased() == "SELECT" && text.range(of: " INTO ", options: .caseInsensitive) == nil
     }
 
     func nextRow() throws -> [SQLValue]? {
@@ -148,10 +155,22 @@ final class RemoteStatement {
     }
 
     func reset() {
-        fetch = nil
+        closeCursor()
         hasRun = false
         rows = []
         position = 0
+    }
+
+    /// Closes the cursor this statement opened, while its transaction lasts: an open cursor
+    /// holds its query's state on the server and keeps its tables from being altered or
+    /// dropped until the transaction ends. (A transaction that ended closed it already; one
+    /// that failed refuses the CLOSE, and ends anyway.)
+    private func closeCursor() {
+        fetch = nil
+        guard let open = openCursor else { return }
+        openCursor = nil
+        guard connection.isInTransaction, connection.transactionSerial == open.transaction else { return }
+        _ = try? connection.runRemote(open.close, [])
     }
 
     /// A local statement with one column per name, each taking the parameter of its place.

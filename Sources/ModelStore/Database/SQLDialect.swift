@@ -96,11 +96,10 @@ package protocol SQLDialect: Sendable {
     /// make it read-only again; nil when a reader's connection may always write its own.
     var temporaryWritesOnReader: (allow: String, forbid: String)? { get }
     /// The statements that read `query` (already finished, with its parameters) through a
-    /// cursor named `name`, `rows` at a time, inside a transaction: so a stream holds a bounded
-    /// number of a server's rows, not its whole result. The transaction's end closes the
-    /// cursor (an explicit close that failed would abort the transaction). nil where a
-    /// statement is stepped row by row anyway (SQLite).
-    func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)?
+    /// cursor named `name`, `rows` at a time, inside a transaction, and close it: so a stream
+    /// holds a bounded number of a server's rows, not its whole result. nil where a statement
+    /// is stepped row by row anyway (SQLite).
+    func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String, close: String)?
     /// What follows an ORDER BY term (after any `DESC`) so that NULL sorts as SQLite sorts it:
     /// before every value ascending, after every value descending. "" where that is the
     /// backend's own rule.
@@ -245,7 +244,7 @@ struct SQLiteDialect: SQLDialect {
     func arrayParameter(_ values: [SQLValue]) -> SQLValue? { nil }
     func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String? { nil }
     var temporaryWritesOnReader: (allow: String, forbid: String)? { ("PRAGMA query_only = 0", "PRAGMA query_only = 1") }
-    func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String)? { nil }
+    func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String, close: String)? { nil }
     func nullsOrder(descending: Bool) -> String { "" }
     func byteOrderCollation(forDeclaredType declaredType: String) -> String { "" }
 }

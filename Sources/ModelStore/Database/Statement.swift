@@ -131,6 +131,16 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// On a server, makes this statement's query read through a cursor a chunk at a time when
+    /// it runs inside a transaction (a stream's own query: its rows stay bounded); true when
+    /// it will, false on SQLite, whose statements step row by row anyway.
+    @discardableResult
+    func readInChunks() -> Bool {
+        guard let remote, remote.connection.dialect.cursorStatements(name: "c", query: "", rows: 1) != nil else { return false }
+        remote.throughCursor = true
+        return true
+    }
+
     /// On a server, runs the bound statement now (the first `step` would), so its columns
     /// are known before a row is read; nothing on SQLite, whose statement knows them.
     func runOnServer() throws {

@@ -22,7 +22,10 @@ extension Session {
     /// Steps one statement of the user's SQL, decoding each row as `T` and handing it to `row`
     /// until `row` returns false. A statement that writes runs only on the writer: a reader
     /// hands the whole call to it (`NeedsWriter`), a read block refuses it.
-    func forEachRawRow<T: Decodable>(_ type: T.Type, _ sql: SQLStatement, _ row: (T) throws -> Bool) throws {
+    ///
+    /// `streaming`: the rows go to a stream or `forEach`, so on a server a read-only query is
+    /// read through a cursor, a chunk at a time, in a read transaction of its own.
+    func forEachRawRow<T: Decodable>(_ type: T.Type, _ sql: SQLStatement, streaming: Bool = false, _ row: (T) throws -> Bool) throws {
         if let failure = sql.failure { throw failure }
         // A model decodes exactly as finders decode it: its table's layout (declared forms,
         // relationships left empty), checked and ready.
@@ -40,10 +43,17 @@ extension Session {
             if let recorder = link.recorder { for name in raw.tablesRead { recorder.note(tableNamed: name) } }
             try bind(sql, to: raw)
             defer { raw.statement.reset() }
-            try raw.statement.runOnServer()
-            let reader = try RawRowReader(T.self, statement: raw.statement, table: modelTable)
-            while try raw.statement.step() {
-                guard try row(try reader.read()) else { break }
+            func read() throws {
+                try raw.statement.runOnServer()
+                let reader = try RawRowReader(T.self, statement: raw.statement, table: modelTable)
+                while try raw.statement.step() {
+                    guard try row(try reader.read()) else { break }
+                }
+            }
+            if streaming, raw.isReadOnly, raw.statement.readInChunks() {
+                try connection.inReadTransaction { try read() }
+            } else {
+                try read()
             }
             if raw.changesSchema { link.forgetTablesAfterRawSchemaChange(in: store, dropped: raw.tablesDropped) }
         }
@@ -70,6 +80,8 @@ extension Session {
         let table = try table(M.self)
         let compiled = try checkingSearchIndexes(QueryCompiler(table: table)).select(table.selectList, query)
         let statement = try connection.makeStatement(compiled.sql)
+        // On a server, through a cursor: the stream holds a chunk of rows, not the result.
+        statement.readInChunks()
         try statement.bind(compiled.values)
         defer { statement.reset() }
         let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)

@@ -23,22 +23,18 @@ extension ModelStore {
             if let context = SessionContext.current(for: ObjectIdentifier(self)) {
                 if context.isMigrating { throw Self.callInsideMigration() }
                 try context.link.connection.requireOpenTransaction()
-                // On a server, a stream's rows come through a cursor a chunk at a time.
-                return try context.link.connection.streamingRows {
-                    try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader), nil)
-                }
+                return try body(Session(store: self, link: context.link, role: context.isWriter ? .writer : .pinnedReader), nil)
             }
             try refuseInsideBlock()
             let interruption = try interruption ?? readInterruption(.read)
             // An empty block: returns once every write submitted before it has committed.
             if !readsSkipBarriers { queue.sync {} }
-            let streamed: (Session) throws -> T = { session in try session.connection.streamingRows { try body(session, interruption) } }
             do {
-                return try runRead(streamed, interruption: interruption)
+                return try runRead({ try body($0, interruption) }, interruption: interruption)
             } catch is NeedsWriter {
                 try write { try prepare($0) }
                 do {
-                    return try runRead(streamed, interruption: interruption)
+                    return try runRead({ try body($0, interruption) }, interruption: interruption)
                 } catch is NeedsWriter {
                     // Tables are ready: what still needs the writer is a statement that writes.
                     throw ModelStoreError(
