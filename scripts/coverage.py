@@ -9,7 +9,7 @@ import json
 import sys
 
 # Percent of the lines of each product's folder under Sources/.
-FLOORS = {"ModelStore": 96.0, "ModelStorePostgres": 85.0}
+FLOORS = {"ModelStore": 96.0, "ModelStorePostgres": 91.0}
 
 
 def main():
