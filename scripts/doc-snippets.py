@@ -408,8 +408,18 @@ def check_manifests(blocks):
     failures = []
     for number, block in enumerate(blocks):
         folder = os.path.join(SCRATCH, "manifests", f"m{number}")
-        text = block.text.strip()
-        if text.startswith("let package = Package("):
+        # Comment lines ("// swift-tools-version:6.1", "// …") are the reader's context.
+        lines = [line for line in block.text.strip().splitlines() if not line.strip().startswith("//")]
+        text = "\n".join(lines).strip()
+        packages = [line for line in lines if line.strip().startswith(".package(")]
+        targets = [line for line in lines if line.strip().startswith((".target(", ".executableTarget("))]
+        if packages and targets and len(packages) + len(targets) == len([line for line in lines if line.strip()]):
+            # A dependency line and a target line, as a reader adds them to their manifest.
+            body = (
+                'let package = Package(\n    name: "Reader",\n    dependencies: [\n' + "\n".join(packages)
+                + "\n    ],\n    targets: [\n" + "\n".join(targets) + "\n    ]\n)"
+            )
+        elif text.startswith("let package = Package("):
             body = text
         elif text.startswith((".target(", ".executableTarget(")):
             # The reader's manifest also depends on this package, as the README's line says.
@@ -422,7 +432,8 @@ def check_manifests(blocks):
             body = 'let package = Package(\n    name: "Reader",\n    dependencies: [\n' + text + "\n    ]\n)"
         else:
             body = 'let package = Package(\n    name: "Reader",\n' + text.rstrip(",") + "\n)"
-        manifest = "// swift-tools-version:6.0\nimport PackageDescription\n\n" + body + "\n"
+        # 6.1: package traits (`traits: ["PostgreSQL"]`) need it.
+        manifest = "// swift-tools-version:6.1\nimport PackageDescription\n\n" + body + "\n"
         write(os.path.join(folder, "Package.swift"), manifest)
         status, output = run(SWIFT + ["package", "--package-path", folder, "dump-package"])
         if status != 0:
