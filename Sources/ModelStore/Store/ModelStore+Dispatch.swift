@@ -86,14 +86,22 @@ extension ModelStore {
     /// `interruption` stops it when its task is cancelled (an `async` call), or — for a read
     /// handed to the writer — past its time limit; then nothing of it commits, and it does not
     /// run again.
+    ///
+    /// It gives up — throwing the conflict as `.busy` — after `conflictRetries` attempts once
+    /// the store's busy timeout has passed since the first conflict: under heavy contention a fixed
+    /// count alone ran out in well under a second.
     func runWriteRetrying<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil, interruption: Interruption? = nil) throws -> T {
         var attempt = 0
+        var deadline: Date?
         while true {
             do {
                 return try runWrite(body, recorder: recorder, interruption: interruption)
             } catch let error as ModelStoreError
-                where error.isRetryableConflict && attempt < Self.conflictRetries && interruption?.stopNow() == nil
+                where error.isRetryableConflict && interruption?.stopNow() == nil
+                && (attempt < Self.conflictRetries
+                    || Date() < (deadline ?? Date.distantPast))
             {
+                if deadline == nil { deadline = Date(timeIntervalSinceNow: configuration.busyTimeout) }
                 attempt += 1
                 Thread.sleep(forTimeInterval: Double.random(in: 0...min(0.2, 0.002 * Double(1 << min(attempt, 10)))))
             }
@@ -129,6 +137,7 @@ extension ModelStore {
     }
 
     private func runWrite<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil, interruption: Interruption? = nil) throws -> T {
+        if case .memory = pool.location { streams.waitForStoppedProducers(timeout: configuration.busyTimeout) }
         let link = try pool.writer()
         link.recorder = recorder
         defer { link.recorder = nil }

@@ -143,6 +143,17 @@ final class StreamRegistry: Sendable {
         _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
+    /// Waits, at most `timeout`, until no stream whose consumer stopped still has a producer
+    /// unwinding. An in-memory store's database has table locks, not WAL: a write made right
+    /// after breaking out of a stream would otherwise meet the stream's statement, not yet
+    /// reset, and fail at once (SQLite's busy timeout does not apply to table locks).
+    func waitForStoppedProducers(timeout: TimeInterval) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while channels.withLock({ $0.values.contains { $0.isCancelled } }), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+
     /// Ends every stream because the store closed: each producer stops at its next chunk and
     /// returns its reader, and each consumer gets the rows already handed over, then `error`
     /// — never the normal end, which would read as "no more rows".
@@ -152,6 +163,7 @@ final class StreamRegistry: Sendable {
 }
 
 protocol CancellableChannel: AnyObject, Sendable {
+    var isCancelled: Bool { get }
     func cancel()
     func close(throwing error: any Error)
 }

@@ -16,7 +16,8 @@ extension ModelStore {
     /// On a PostgreSQL store the block is one SERIALIZABLE transaction, so a block that reads,
     /// computes and writes never loses another process's update. When the server cannot
     /// order it with another connection's work (`40001`) or breaks a deadlock (`40P01`), the
-    /// store rolls it back and runs `body` again, up to 12 times, before throwing `.busy`:
+    /// store rolls it back and runs `body` again — at least 12 times, and for as long as the
+    /// store's `busyTimeout` — before throwing `.busy`:
     /// keep effects outside the store out of `body`, or make them safe to repeat. On SQLite
     /// `body` runs once.
     /// - Returns: What `body` returns.

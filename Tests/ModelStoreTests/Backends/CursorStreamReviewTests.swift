@@ -301,6 +301,25 @@ import Testing
         }
     }
 
+    /// A save right after `break` out of an in-memory store's stream waits for the stream's
+    /// producer to reset its statement (an in-memory database has table locks, not WAL); it
+    /// failed at once with `.busy` before.
+    @Test(arguments: Backend.available)
+    func aSaveRightAfterBreakingOutOfAStreamWaitsForItsRead(_ backend: Backend) async throws {
+        let owner = try BackendStore(backend)
+        let store = owner.store
+        try Self.rows(1_000, in: store)
+        for round in 0..<6 {
+            var taken = 0
+            for try await _ in RVRow.all().stream(in: store) {
+                taken += 1
+                if taken == 300 + round { break }
+            }
+            try await RVRow(id: 1, label: "round \(round)").save(in: store)
+        }
+        #expect(try await RVRow.find(key: 1, in: store)?.label == "round 5")
+    }
+
     /// A raw stream that runs past its time limit on the server (statement timeout during a
     /// FETCH), then the store's next calls.
     @Test(arguments: Backend.available)
