@@ -55,7 +55,7 @@ struct ConditionTests {
         #expect(try ids(.in(\.taste, ["sweet"]) && .between(\.price, 1, 4), test) == [2, 4])
     }
 
-    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored array (json_each) throws .unsupported on PostgreSQL.
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func longListsBindAsOneParameter() throws {
         let test = try seeded(.sqlite)
         let many = Array(Int64(5)...Int64(5_004))

@@ -53,7 +53,7 @@ private struct CovQuiet: StoredModel, SaveCallbacks, DeleteCallbacks, Equatable 
         return test
     }
 
-    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored array (json_each) throws .unsupported on PostgreSQL.
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func everyRelatedConditionFormSelectsTheRightRecords() throws {
         let test = try store(.sqlite)
         let ids = { (condition: Condition<CovShelf>) in try CovShelf.findAll(where: condition, loading: .none, in: test.store).map(\.id) }

@@ -39,7 +39,7 @@ private struct Gig: StoredModel, Equatable {
         return test
     }
 
-    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored array (json_each) throws .unsupported on PostgreSQL.
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func anArrayContainsAnElementNotASubstring() throws {
         let test = try gigs(.sqlite)
         #expect(try Gig.findAll(where: .contains(\.tags, "rock"), in: test.store).map(\.id) == [1])
@@ -96,7 +96,7 @@ private struct Gig: StoredModel, Equatable {
         #expect(notJSON?.code == .invalidQuery)
     }
 
-    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored array (json_each) throws .unsupported on PostgreSQL.
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func everyCallForm() async throws {
         let test = try gigs(.sqlite)
         #expect(try await Gig.findAll(where: .contains(\.tags, "loud"), in: test.store).map(\.id) == [1])
