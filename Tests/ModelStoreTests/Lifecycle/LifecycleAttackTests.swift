@@ -213,7 +213,9 @@ private func trail(_ store: ModelStore) throws -> [String] {
 
 private func tick() { Thread.sleep(forTimeInterval: 0.03) }
 
-@Suite struct LifecycleAttackTests {
+// Serialized: on PostgreSQL, preparing a table takes pg_advisory_xact_lock on its name alone (not its schema), so these
+// tests, whose models share table names, waited on each other's transactions past the busy timeout when run side by side.
+@Suite(.serialized) struct LifecycleAttackTests {
     // MARK: Timestamps
 
     /// An upsert whose only written non-key value is the stamp changes nothing.
