@@ -3,6 +3,7 @@ import Testing
 
 @testable import ModelStore
 
+// SQLite-only: a backup copies the store's file; PostgreSQL stores refuse backups (.unsupported).
 /// `store.backup(to:)`: a consistent online copy that never overwrites silently and never
 /// leaves a partial file.
 @Suite("Backups")

@@ -30,7 +30,7 @@ private struct Contact: StoredModel, Equatable {
 
 @Suite("Batch save")
 struct BatchSaveTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func tenThousandWithHalfStoredAndInBatchDuplicatesEndExactlyAsExpected(kind: StoreKind) throws {
         let test = try TestStore(kind)
         // Stored: even keys 0…9998 with a name and a price.
@@ -62,8 +62,8 @@ struct BatchSaveTests {
         }
     }
 
-    @Test func aBatchThatFailsHalfwayLeavesTheStoreUnchanged() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aBatchThatFailsHalfwayLeavesTheStoreUnchanged(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try Strict.save((0..<100).map { Strict(id: $0, name: "kept\($0)") }, in: test.store)
         var batch = (0..<10_000).map { Strict(id: $0, name: "new\($0)", note: "n") }
         batch[5_000] = Strict(id: 5_000, name: "")  // a new key without its NOT NULL name
@@ -76,9 +76,9 @@ struct BatchSaveTests {
 
     /// Every batch size from 0 to 20, with keys drawn from a small range so duplicates,
     /// stored keys and new keys mix: the result equals merging in array order.
-    @Test func everySmallBatchMergesInArrayOrder() throws {
+    @Test(arguments: Backend.available) func everySmallBatchMergesInArrayOrder(_ backend: Backend) throws {
         for size in 0...20 {
-            let test = try TestStore()
+            let test = try TestStore(backend)
             var expected: [Int64: Snack] = [:]
             for id in stride(from: 0, to: 12, by: 3) {
                 let stored = Snack(snackId: Int64(id), name: "stored", price: Double(id))
@@ -108,8 +108,8 @@ struct BatchSaveTests {
         }
     }
 
-    @Test func matchKeysUpdateTheRecordWithTheSameSharedAndVaryingValues() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func matchKeysUpdateTheRecordWithTheSameSharedAndVaryingValues(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Contact.save(
             [
                 Contact(localId: "a", accountId: 1, friendId: 10, nickname: "Ann", score: 1),
@@ -135,8 +135,8 @@ struct BatchSaveTests {
             ])
     }
 
-    @Test func matchKeysFindStoredRecordsInChunksNotPerElement() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func matchKeysFindStoredRecordsInChunksNotPerElement(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Contact.save((0..<3_000).map { Contact(localId: "s\($0)", accountId: 1, friendId: $0) }, in: test.store)
         test.resetSQL()
         let batch = (0..<5_000).map { Contact(localId: "n\($0)", accountId: 1, friendId: $0, score: $0) }
@@ -149,8 +149,8 @@ struct BatchSaveTests {
         #expect(try Contact.find(key: "n3000", in: test.store)?.score == 3000)
     }
 
-    @Test func severalVaryingPropertiesMatchAsATuple() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func severalVaryingPropertiesMatchAsATuple(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Contact(localId: "a", accountId: 1, friendId: 1, nickname: "one-one").save(in: test.store)
         try Contact(localId: "b", accountId: 2, friendId: 1, nickname: "two-one").save(in: test.store)
         let result = try Contact.save(
@@ -162,8 +162,8 @@ struct BatchSaveTests {
         #expect(try Contact.exists(key: "y", in: test.store))
     }
 
-    @Test func sharedMatchValuesThatDifferAcrossTheBatchAreRefused() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func sharedMatchValuesThatDifferAcrossTheBatchAreRefused(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) {
             try Contact.save(
                 [
@@ -176,8 +176,8 @@ struct BatchSaveTests {
         #expect(try Contact.count(in: test.store) == 0)
     }
 
-    @Test func matchKeysThatFitSeveralStoredRecordsAreAmbiguous() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func matchKeysThatFitSeveralStoredRecordsAreAmbiguous(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Contact.save(
             [Contact(localId: "a", accountId: 1, friendId: 1), Contact(localId: "b", accountId: 1, friendId: 1)], in: test.store)
         let error = try #require(throws: ModelStoreError.self) {
@@ -188,15 +188,15 @@ struct BatchSaveTests {
         #expect(error.code == .ambiguousMatch)
     }
 
-    @Test func anEmptyBatchDoesNothing() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func anEmptyBatchDoesNothing(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         #expect(try Snack.save([], in: test.store) == BatchSaveOutcome(inserted: 0, updated: 0))
         #expect(
             try Contact.save([], matching: MatchKeys(varying: [\.friendId]), in: test.store) == BatchSaveOutcome(inserted: 0, updated: 0))
     }
 
-    @Test func threeFormsOfBatchSave() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func threeFormsOfBatchSave(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         #expect(try await Snack.save([Snack(snackId: 1), Snack(snackId: 2)], in: test.store).inserted == 2)
         let result: Result<BatchSaveOutcome, ModelStoreError> = await withCheckedContinuation { continuation in
             Snack.save([Snack(snackId: 2, name: "b"), Snack(snackId: 3)], in: test.store) { continuation.resume(returning: $0) }

@@ -31,6 +31,7 @@ private struct Tally: StoredModel, Equatable {
     }
 }
 
+// SQLite-only: many stores and threads on one SQLite file.
 @Suite("Concurrency")
 struct ConcurrencyTests {
     @Test(arguments: StoreKind.allCases)

@@ -5,8 +5,8 @@ import Testing
 @Suite("Conditions")
 struct ConditionTests {
     /// Snacks 1…10: price = id, taste alternates, name "snack-<id>", size nil for odd ids.
-    private func seeded() throws -> TestStore {
-        let test = try TestStore()
+    private func seeded(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(backend)
         var snacks: [Snack] = []
         for id in 1...10 {
             let even = id % 2 == 0
@@ -23,8 +23,8 @@ struct ConditionTests {
         try Snack.findAll(where: predicate, in: test.store).map(\.snackId)
     }
 
-    @Test func comparisonOperatorsSelectTheRightRecords() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func comparisonOperatorsSelectTheRightRecords(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try ids(\.price == 3, test) == [3])
         #expect(try ids(\.price != 3, test) == [1, 2, 4, 5, 6, 7, 8, 9, 10])
         #expect(try ids(\.price < 3, test) == [1, 2])
@@ -34,8 +34,8 @@ struct ConditionTests {
         #expect(try ids(\.snackId == 4, test) == [4])
     }
 
-    @Test func comparingWithNilTestsForNullAndNotEqualsIncludesNull() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func comparingWithNilTestsForNullAndNotEqualsIncludesNull(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try ids(\.size == nil, test) == [1, 3, 5, 7, 9])
         #expect(try ids(\.size != nil, test) == [2, 4, 6, 8, 10])
         #expect(try ids(.isNull(\.size), test) == [1, 3, 5, 7, 9])
@@ -45,8 +45,8 @@ struct ConditionTests {
         #expect(try ids(\.size < 5, test) == [2, 4])
     }
 
-    @Test func membershipAndRanges() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func membershipAndRanges(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try ids(.in(\.snackId, [2, 4, 99]), test) == [2, 4])
         #expect(try ids(.notIn(\.snackId, [1, 2, 3, 4, 5, 6, 7]), test) == [8, 9, 10])
         #expect(try ids(.in(\.snackId, [Int64]()), test) == [])
@@ -55,8 +55,9 @@ struct ConditionTests {
         #expect(try ids(.in(\.taste, ["sweet"]) && .between(\.price, 1, 4), test) == [2, 4])
     }
 
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func longListsBindAsOneParameter() throws {
-        let test = try seeded()
+        let test = try seeded(.sqlite)
         let many = Array(Int64(5)...Int64(5_004))
         #expect(try ids(.in(\.snackId, many), test) == [5, 6, 7, 8, 9, 10])
         #expect(try ids(.notIn(\.snackId, many), test) == [1, 2, 3, 4])
@@ -67,8 +68,8 @@ struct ConditionTests {
         #expect(test.sql.contains { $0.contains("json_each") })
     }
 
-    @Test func logicalOperatorsCombine() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func logicalOperatorsCombine(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try ids(\.taste == "sweet" && \.price > 5, test) == [6, 8, 10])
         #expect(try ids(\.price < 2 || \.price > 9, test) == [1, 10])
         #expect(try ids(!(\.taste == "sweet"), test) == [1, 3, 5, 7, 9])
@@ -77,8 +78,8 @@ struct ConditionTests {
         #expect(try ids(.none, test) == [])
     }
 
-    @Test func textMatching() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func textMatching(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let all = ["Pocky", "pocky stick", "KitKat", "Kit_Kat", "100% cocoa", "it's", "x"]
         try Snack.save(all.enumerated().map { Snack(snackId: Int64($0.offset), name: $0.element) }, in: test.store)
         func names(_ predicate: Condition<Snack>) throws -> [String] {
@@ -97,8 +98,8 @@ struct ConditionTests {
         #expect(try names(.hasPrefix(\.name, "")) == all)
     }
 
-    @Test func quotesPercentUnderscoreAndKeywordsInValuesMatchLiterally() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func quotesPercentUnderscoreAndKeywordsInValuesMatchLiterally(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let hostile = ["it's", "100%", "a_b", "a%b", "'; DROP TABLE Snack; --", "SELECT * FROM Snack", "\\", "\"q\""]
         try Snack.save(
             hostile.enumerated().map { Snack(snackId: Int64($0.offset), name: $0.element) } + [
@@ -117,15 +118,15 @@ struct ConditionTests {
         #expect(try Snack.count(in: test.store) == hostile.count + 3)
     }
 
-    @Test func valuesAreBoundNeverSplicedIntoSQL() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func valuesAreBoundNeverSplicedIntoSQL(_ backend: Backend) throws {
+        let test = try seeded(backend)
         test.resetSQL()
         _ = try Snack.findAll(where: \.name == "secret-value" || .contains(\.taste, "other-secret"), in: test.store)
         #expect(!test.sql.joined().contains("secret"))
     }
 
-    @Test func aPredicateOnAPropertyTheModelLacksFailsBeforeAnySQLRuns() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func aPredicateOnAPropertyTheModelLacksFailsBeforeAnySQLRuns(_ backend: Backend) throws {
+        let test = try seeded(backend)
         test.resetSQL()
         let error = try #require(throws: ModelStoreError.self) { try Snack.findAll(where: Column("prise") > 2, in: test.store) }
         #expect(error.code == .invalidQuery)
@@ -137,28 +138,28 @@ struct ConditionTests {
         #expect(nested.code == .invalidQuery)
     }
 
-    @Test func aValueThatCannotBeStoredFailsAsAnInvalidQuery() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func aValueThatCannotBeStoredFailsAsAnInvalidQuery(_ backend: Backend) throws {
+        let test = try seeded(backend)
         let error = try #require(throws: ModelStoreError.self) { try Snack.findAll(where: \.price > .nan, in: test.store) }
         #expect(error.code == .invalidQuery)
         #expect(error.column == "price")
     }
 
-    @Test func columnsByNameAndTheSQLEscapeHatch() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func columnsByNameAndTheSQLEscapeHatch(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try ids(Column("taste") == "sweet" && Column("price") >= 8, test) == [8, 10])
         #expect(try ids(.in(Column("snackId"), [1, 3]), test) == [1, 3])
         #expect(try ids(.sql("\"price\" * 2 > ? AND \"taste\" = ?", [15, "sour"]), test) == [9])
     }
 
-    @Test func datesEnumsAndUUIDsCompareAsStored() throws {
+    @Test(arguments: Backend.available) func datesEnumsAndUUIDsCompareAsStored(_ backend: Backend) throws {
         struct Event: StoredModel {
             var id: UUID
             var at: Date
             var taste: Taste
             static let primaryKey = ["id"]
         }
-        let test = try TestStore()
+        let test = try TestStore(backend)
         let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
         let events = (0..<5).map { Event(id: UUID(), at: base.addingTimeInterval(Double($0) * 60), taste: $0 % 2 == 0 ? .sweet : .salty) }
         try Event.save(events, in: test.store)

@@ -54,9 +54,9 @@ struct DefaultStoreTests {
         #expect(errorCode { _ = try saved.get() } == .noStore, comment)
     }
 
-    @Test func staticCallsUseTheDefaultStore() async throws {
+    @Test(arguments: Backend.available) func staticCallsUseTheDefaultStore(_ backend: Backend) async throws {
         try await asAFreshProgram { _ in
-            let test = try TestStore()
+            let test = try TestStore(backend)
             ModelStore.default = test.store
             try synchronously { try Snack(snackId: 9, name: "via default").save() }
             #expect(try synchronously { try Snack.find(key: 9)?.name } == "via default")
@@ -70,6 +70,7 @@ struct DefaultStoreTests {
     /// database under ~/.local/share/<process>/ that nothing reads. Every way of opening a
     /// store makes such a call throw `.noStore` in every form, naming the store it opened,
     /// and creates no file; setting `default` makes the calls use it.
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test(arguments: ["path", "url", "inMemory", "postgres"])
     func aProgramThatOpenedItsOwnStoreGetsNoStoreFromACallThatNamesNone(opening: String) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("own-\(UUID().uuidString)")
@@ -106,6 +107,7 @@ struct DefaultStoreTests {
 
     /// A program that opens no store keeps the implicit default: a file at
     /// `defaultLocation`, created on first use.
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aProgramThatOpensNoStoreStillGetsTheImplicitDefault() async throws {
         try await asAFreshProgram(notingOpenings: false) { defaultFile in
             #expect(!FileManager.default.fileExists(atPath: defaultFile.path))
@@ -136,6 +138,7 @@ struct DefaultStoreTests {
 
     /// A service that injects one store switches the implicit default off: a call that
     /// forgets `in: store` then fails in every form instead of using a second database.
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func withTheImplicitDefaultOffACallWithoutAStoreThrowsNoStoreInEveryForm() async throws {
         try await asAFreshProgram(notingOpenings: false) { defaultFile in
             ModelStore.implicitDefaultEnabled = false
@@ -151,6 +154,7 @@ struct DefaultStoreTests {
         }
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func theDefaultLocationFollowsXDGDataHome() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
         let previous = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]
@@ -169,6 +173,7 @@ struct DefaultStoreTests {
         #endif
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aProgramThatNeverSetsTheDefaultGetsAFileCreatedOnFirstUse() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

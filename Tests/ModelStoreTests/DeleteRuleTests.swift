@@ -63,8 +63,8 @@ private struct Book: StoredModel {
 
 @Suite("Delete rules")
 struct DeleteRuleTests {
-    @Test func cascadeDeletesRelatedRecordsAndTheirOwnCascades() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func cascadeDeletesRelatedRecordsAndTheirOwnCascades(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var kid = CascadeKid(id: 10)
         kid.toys = [Toy(id: 100), Toy(id: 101)]
         var parent = CascadeParent(id: 1)
@@ -76,8 +76,8 @@ struct DeleteRuleTests {
         #expect(try Toy.count(in: test.store) == 0)
     }
 
-    @Test func denyRefusesWhileRelatedRecordsExistAndChangesNothing() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func denyRefusesWhileRelatedRecordsExistAndChangesNothing(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try DenyParent(id: 1, kids: [DenyKid(id: 10)]).save(in: test.store)
         try DenyParent(id: 2).save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) { try DenyParent.delete(key: 1, in: test.store) }
@@ -90,6 +90,7 @@ struct DeleteRuleTests {
         #expect(try DenyParent.delete(key: 1, in: test.store) == 1)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func nullifyKeepsRelatedRecordsWithoutTheLink() throws {
         let test = try TestStore()
         try NullifyParent(id: 1, kids: [NullifyKid(id: 10), NullifyKid(id: 11)]).save(in: test.store)
@@ -100,6 +101,7 @@ struct DeleteRuleTests {
         #expect(try test.rawRows("SELECT count(*) FROM NullifyKid WHERE parent_id IS NULL") == [[.integer(2)]])
     }
 
+    // SQLite-only: asserts SQLite's own error message.
     @Test func noActionLeavesItToTheForeignKeyWhichRefusesToCommit() throws {
         let test = try TestStore()
         try QuietParent(id: 1, kids: [QuietKid(id: 10)]).save(in: test.store)
@@ -116,14 +118,15 @@ struct DeleteRuleTests {
         #expect(try QuietParent.count(in: test.store) == 0)
     }
 
-    @Test func aCascadeOnTheToOneSideDeletesTheTarget() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aCascadeOnTheToOneSideDeletesTheTarget(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Badge(id: 1, holder: Holder(id: 5)).save(in: test.store)
         try Holder(id: 6).save(in: test.store)
         #expect(try Badge.delete(key: 1, in: test.store) == 1)
         #expect(try Holder.findAll(in: test.store).map(\.id) == [6])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func manyToManyRulesAndJoinRowsGoWithTheRecord() throws {
         let test = try TestStore()
         try Reader(id: 1, books: [Book(id: 10), Book(id: 11)]).save(in: test.store)
@@ -145,8 +148,8 @@ struct DeleteRuleTests {
         #expect(try test.rawRows("SELECT count(*) FROM Book_readers__Reader_books") == [[.integer(1)]])
     }
 
-    @Test func deletingEverythingAppliesTheRulesToo() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func deletingEverythingAppliesTheRulesToo(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try CascadeParent(id: 1, kids: [CascadeKid(id: 10, toys: [Toy(id: 100)])]).save(in: test.store)
         #expect(try CascadeParent.deleteAll(in: test.store) == 1)
         #expect(try CascadeKid.count(in: test.store) == 0)
@@ -183,28 +186,32 @@ private struct Twice: StoredModel {
 
 @Suite("Relationship declarations")
 struct RelationshipDeclarationTests {
-    @Test func anInverseTheTargetDoesNotDeclareIsAnErrorNamingBoth() throws {
-        let error = try #require(throws: ModelStoreError.self) { try Lonely(id: 1).save(in: TestStore().store) }
+    @Test(arguments: Backend.available) func anInverseTheTargetDoesNotDeclareIsAnErrorNamingBoth(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
+        let error = try #require(throws: ModelStoreError.self) { try Lonely(id: 1).save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.message.contains("Lonely.friends"))
         #expect(error.message.contains("Stranger.lonely"))
     }
 
-    @Test func anInverseThatDoesNotPointBackIsAnErrorNamingBoth() throws {
-        let error = try #require(throws: ModelStoreError.self) { try Left(id: 1).save(in: TestStore().store) }
+    @Test(arguments: Backend.available) func anInverseThatDoesNotPointBackIsAnErrorNamingBoth(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
+        let error = try #require(throws: ModelStoreError.self) { try Left(id: 1).save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.message.contains("Left.rights and Right.left"))
         #expect(error.message.contains("do not point back"))
     }
 
-    @Test func aLinkColumnThatCollidesWithAPropertyIsAnError() throws {
-        let error = try #require(throws: ModelStoreError.self) { try Clashing(id: 1).save(in: TestStore().store) }
+    @Test(arguments: Backend.available) func aLinkColumnThatCollidesWithAPropertyIsAnError(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
+        let error = try #require(throws: ModelStoreError.self) { try Clashing(id: 1).save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.column == "owner_id")
     }
 
-    @Test func aRelationshipDeclaredTwiceIsAnError() throws {
-        let error = try #require(throws: ModelStoreError.self) { try Twice(id: 1).save(in: TestStore().store) }
+    @Test(arguments: Backend.available) func aRelationshipDeclaredTwiceIsAnError(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
+        let error = try #require(throws: ModelStoreError.self) { try Twice(id: 1).save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.message.contains("twice"))
     }

@@ -13,7 +13,7 @@ struct FindDeleteTests {
         return test
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func findByKeyReturnsTheModelOrNil(kind: StoreKind) throws {
         let test = try seeded(kind)
         #expect(try Snack.find(key: 2, in: test.store)?.name == "s2")
@@ -21,14 +21,14 @@ struct FindDeleteTests {
         #expect(try Snack.find(key: 99, in: test.store) == nil)
     }
 
-    @Test func findAllReturnsEveryModelInKeyOrder() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func findAllReturnsEveryModelInKeyOrder(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect(try Snack.findAll(in: test.store).map(\.snackId) == [1, 2, 3])
         #expect(try Friendship.findAll(in: test.store).map(\.note) == ["1a", "1b", "2a"])
     }
 
-    @Test func countAndExists() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func countAndExists(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect(try Snack.count(in: test.store) == 3)
         #expect(try Snack.exists(key: 1, in: test.store))
         #expect(try !Snack.exists(key: 4, in: test.store))
@@ -36,15 +36,15 @@ struct FindDeleteTests {
         #expect(try !Friendship.exists(key: ["userId": 2, "friendId": "b"], in: test.store))
     }
 
-    @Test func aCompositeKeyIsPassedByComponentName() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func aCompositeKeyIsPassedByComponentName(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect(try Friendship.find(key: ["userId": 1, "friendId": "b"], in: test.store)?.note == "1b")
         #expect(try Friendship.find(key: ["friendId": "a", "userId": 2], in: test.store)?.note == "2a")
         #expect(try Friendship.find(key: ["userId": 3, "friendId": "a"], in: test.store) == nil)
     }
 
-    @Test func aCompositeKeyWithAMissingOrExtraComponentIsRejected() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func aCompositeKeyWithAMissingOrExtraComponentIsRejected(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         let missing = try #require(throws: ModelStoreError.self) { try Friendship.find(key: ["userId": 1], in: test.store) }
         #expect(missing.code == .invalidKey)
         #expect(missing.model == "Friendship")
@@ -61,8 +61,8 @@ struct FindDeleteTests {
         #expect(forSingle.code == .invalidKey)
     }
 
-    @Test func aKeyOfATypeItsColumnCanNeverMatchIsRejected() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func aKeyOfATypeItsColumnCanNeverMatchIsRejected(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         let error = try #require(throws: ModelStoreError.self) { try Snack.find(key: "one", in: test.store) }
         #expect(error.code == .invalidKey)
         #expect(error.column == "snackId")
@@ -72,8 +72,8 @@ struct FindDeleteTests {
         #expect(tooBig.code == .invalidKey)
     }
 
-    @Test func deleteByKeyReportsHowManyRecordsWent() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func deleteByKeyReportsHowManyRecordsWent(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect(try Snack.delete(key: 2, in: test.store) == 1)
         #expect(try Snack.delete(key: 2, in: test.store) == 0)
         #expect(try Friendship.delete(key: ["userId": 1, "friendId": "a"], in: test.store) == 1)
@@ -81,24 +81,24 @@ struct FindDeleteTests {
         #expect(try Friendship.count(in: test.store) == 2)
     }
 
-    @Test func deletingAModelUsesItsKey() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func deletingAModelUsesItsKey(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect(try Snack(snackId: 3, name: "ignored").delete(in: test.store) == 1)
         #expect(try Friendship(userId: 2, friendId: "a").delete(in: test.store) == 1)
         #expect(try Snack(snackId: 3).delete(in: test.store) == 0)
         #expect(try Snack.exists(key: 3, in: test.store) == false)
     }
 
-    @Test func deleteAllReportsTheCount() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func deleteAllReportsTheCount(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect(try Snack.deleteAll(in: test.store) == 3)
         #expect(try Snack.deleteAll(in: test.store) == 0)
         #expect(try Snack.count(in: test.store) == 0)
         #expect(try Friendship.count(in: test.store) == 3)
     }
 
-    @Test func completionHandlerFormsDeliverResults() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func completionHandlerFormsDeliverResults(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         let found = Locked<[String]>([])
         let group = DispatchGroup()
         func track<T>(_ label: String) -> @Sendable (Result<T, ModelStoreError>) -> Void {
@@ -135,8 +135,8 @@ struct FindDeleteTests {
         #expect(deleted.current == [1, 1, 1])
     }
 
-    @Test func asyncFormsReturnResults() async throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func asyncFormsReturnResults(_ backend: Backend) async throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect(try await Snack.find(key: 1, in: test.store)?.name == "s1")
         #expect(try await Friendship.find(key: ["userId": 1, "friendId": "a"], in: test.store)?.note == "1a")
         #expect(try await Snack.findAll(in: test.store).count == 3)
@@ -150,8 +150,8 @@ struct FindDeleteTests {
 
 @Suite("Decoding into a sized result")
 struct SizedDecodeTests {
-    @Test func rowsBeyondTheExpectedCountAreStillReturnedInOrder() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func rowsBeyondTheExpectedCountAreStillReturnedInOrder(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack.save((1...9).map { Snack(snackId: Int64($0)) }, in: test.store)
         for expected in [1, 5, 9, 20] {
             let ids = try test.store.read { session -> [Int64] in

@@ -23,6 +23,7 @@ private struct Refusal: Error, Equatable {
 struct GuideStatementsTests {
     /// `validate()` runs on every path that writes a model's values: `updateAll` and raw SQL
     /// write rows without models, and do not call it.
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func updateAllAndRawSQLWriteRowsWithoutValidating() throws {
         let test = try TestStore()
         try PricedTicket(id: 1, price: 5).save(in: test.store)
@@ -35,8 +36,8 @@ struct GuideStatementsTests {
 
     /// An error a block's own code throws reaches the caller as the type it threw, in every
     /// form, after the block rolled back; only ModelStore's calls throw `ModelStoreError`.
-    @Test func aBlocksOwnErrorReachesTheCallerAsItsOwnTypeInEveryForm() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aBlocksOwnErrorReachesTheCallerAsItsOwnTypeInEveryForm(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let store = test.store
         let refusal = Refusal(reason: "sold out")
         #expect(throws: refusal) {

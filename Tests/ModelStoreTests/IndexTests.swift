@@ -46,6 +46,7 @@ struct IndexTests {
         return found
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func declaredIndexesAreCreatedWithTheTable() throws {
         let test = try TestStore()
         // The first use in a write creates the table (a read alone sees no table, no records).
@@ -55,6 +56,7 @@ struct IndexTests {
         #expect(found["index_User_city_age"] == #"CREATE INDEX "index_User_city_age" ON "User" ("city", "age")"#)
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func anIndexDeclaredLaterIsAdded() throws {
         let test = try TestStore(.file)
         try Item(id: 1, price: 2).save(in: test.store)
@@ -65,6 +67,7 @@ struct IndexTests {
         #expect(plan.contains { $0.contains { $0.description.contains("index_Items_price") } })
     }
 
+    // SQLite only until PostgreSQL answers the same: a save meeting a unique index violates it instead of merging into the stored record (B8).
     @Test func aUniqueIndexMakesSaveDedupeOnItKeepingTheStoredKey() throws {
         let test = try TestStore()
         #expect(try User(id: "u1", email: "a@x", city: "Oslo").save(in: test.store) == .inserted)
@@ -76,6 +79,7 @@ struct IndexTests {
         #expect(try User.count(in: test.store) == 3)
     }
 
+    // SQLite only until PostgreSQL answers the same: a save meeting a unique index violates it instead of merging into the stored record (B8).
     @Test func aUniqueIndexDedupesWithinAndAcrossABatch() throws {
         let test = try TestStore()
         try User(id: "stored", email: "s@x").save(in: test.store)
@@ -90,14 +94,15 @@ struct IndexTests {
             ])
     }
 
-    @Test func insertRefusesAModelWhoseUniqueValuesAreTaken() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func insertRefusesAModelWhoseUniqueValuesAreTaken(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try User(id: "u1", email: "a@x").save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) { try User(id: "u2", email: "a@x").insert(in: test.store) }
         #expect(error.code == .alreadyExists)
         #expect(try User.count(in: test.store) == 1)
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aUniqueIndexOverDuplicatedStoredValuesFailsClearly() throws {
         let test = try TestStore(.file)
         try Item.save([Item(id: 1, price: 2), Item(id: 2, price: 2)], in: test.store)
@@ -109,13 +114,14 @@ struct IndexTests {
         #expect(try Item.count(in: test.store) == 2)
     }
 
-    @Test func anIndexOnAMissingPropertyIsAModelError() throws {
+    @Test(arguments: Backend.available) func anIndexOnAMissingPropertyIsAModelError(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
         struct Broken: StoredModel {
             var id: Int
             static let primaryKey = ["id"]
             static let indexes: [TableIndex<Broken>] = [.on(columns: ["nope"])]
         }
-        let error = try #require(throws: ModelStoreError.self) { try Broken(id: 1).save(in: TestStore().store) }
+        let error = try #require(throws: ModelStoreError.self) { try Broken(id: 1).save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.column == "nope")
     }

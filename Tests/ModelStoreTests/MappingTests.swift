@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Codable mapping")
 struct MappingTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func everySupportedTypeRoundTripsExactly(kind: StoreKind) throws {
         let test = try TestStore(kind)
         let original = Everything.sample(1)
@@ -15,8 +15,8 @@ struct MappingTests {
         #expect(loaded.date.timeIntervalSinceReferenceDate.bitPattern == original.date.timeIntervalSinceReferenceDate.bitPattern)
     }
 
-    @Test func nilOptionalsOfEveryKindRoundTripAsNil() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func nilOptionalsOfEveryKindRoundTripAsNil(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var model = Everything.sample(2)
         model.optionalInt = nil
         model.optionalString = nil
@@ -31,6 +31,7 @@ struct MappingTests {
         #expect(try Everything.find(key: 2, in: test.store) == model)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func columnsAreDeclaredWithTheTypeOfTheirStoredForm() throws {
         let test = try TestStore()
         try Everything.sample(1).save(in: test.store)
@@ -55,6 +56,7 @@ struct MappingTests {
         #expect(declared["optionalAddress"]?.notNull == false)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func valuesAreStoredInTheirDocumentedForms() throws {
         let test = try TestStore()
         let model = Everything.sample(1)
@@ -78,6 +80,7 @@ struct MappingTests {
         #expect(zip.first?.first == .integer(12345))
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func datesSortAndCompareInSQLAsTheyDoInSwift() throws {
         struct Event: StoredModel { var id: Int; var at: Date; static let primaryKey = ["id"] }
         let test = try TestStore()
@@ -99,8 +102,8 @@ struct MappingTests {
         }
     }
 
-    @Test func aUInt64AboveInt64MaxIsRefusedNotWrapped() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aUInt64AboveInt64MaxIsRefusedNotWrapped(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var model = Everything.sample(1)
         model.uint64 = UInt64(Int64.max) + 1
         let error = try #require(throws: ModelStoreError.self) { try model.save(in: test.store) }
@@ -111,6 +114,7 @@ struct MappingTests {
         #expect(try Everything.count(in: test.store) == 0)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aStoredRawValueThatNamesNoCaseFailsClearly() throws {
         let test = try TestStore()
         try Everything.sample(1).save(in: test.store)
@@ -122,6 +126,7 @@ struct MappingTests {
         #expect(error.key == "id = 1")
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aStoredIntegerTooLargeForThePropertyFailsInsteadOfTruncating() throws {
         let test = try TestStore()
         try Everything.sample(1).save(in: test.store)
@@ -132,14 +137,14 @@ struct MappingTests {
         #expect(error.value == "300")
     }
 
-    @Test func enumsWithPayloadsAreStoredAsJSON() throws {
+    @Test(arguments: Backend.available) func enumsWithPayloadsAreStoredAsJSON(_ backend: Backend) throws {
         enum Shape: Codable, Sendable, Equatable { case circle(radius: Double), label(String) }
         struct Drawing: StoredModel, Equatable {
             var id: Int
             var shape: Shape?
             static let primaryKey = ["id"]
         }
-        let test = try TestStore()
+        let test = try TestStore(backend)
         try Drawing(id: 1, shape: .label("hi")).save(in: test.store)
         try Drawing(id: 2, shape: .circle(radius: 2)).save(in: test.store)
         #expect(try Drawing.findAll(in: test.store).map(\.shape) == [.label("hi"), .circle(radius: 2)])
@@ -148,7 +153,9 @@ struct MappingTests {
     /// What Models, keys and storage says of non-optional enums with payloads: ModelStore
     /// needs one value of the enum, which it makes of plain payloads itself and takes from
     /// `allCases` otherwise (the next test: neither is a clear model error).
-    @Test func aNonOptionalEnumWithPayloadsWorksWhenItsPayloadsArePlainOrItIsCaseIterable() throws {
+    @Test(arguments: Backend.available) func aNonOptionalEnumWithPayloadsWorksWhenItsPayloadsArePlainOrItIsCaseIterable(_ backend: Backend)
+        throws
+    {
         enum Shape: Codable, Sendable, Equatable { case circle(radius: Double), square(side: Int, filled: Bool) }
         enum Label: Codable, Sendable, Equatable, CaseIterable {
             case text(String), empty
@@ -160,7 +167,7 @@ struct MappingTests {
             var label: Label
             static let primaryKey = ["id"]
         }
-        let test = try TestStore()
+        let test = try TestStore(backend)
         let sketches = [
             Sketch(id: 1, shape: .circle(radius: 2), label: .text("sun")),
             Sketch(id: 2, shape: .square(side: 3, filled: true), label: .empty),
@@ -169,10 +176,10 @@ struct MappingTests {
         #expect(try Sketch.findAll(in: test.store) == sketches)
     }
 
-    @Test func aNonOptionalPropertyWithoutAnyPlaceholderIsAClearModelError() throws {
+    @Test(arguments: Backend.available) func aNonOptionalPropertyWithoutAnyPlaceholderIsAClearModelError(_ backend: Backend) throws {
         enum Note: Codable, Sendable { case text(String), empty }
         struct Memo: StoredModel { var id: Int; var note: Note; static let primaryKey = ["id"] }
-        let test = try TestStore()
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try Memo(id: 1, note: .empty).save(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "Memo")

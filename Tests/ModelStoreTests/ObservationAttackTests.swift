@@ -104,6 +104,7 @@ private func writerLeftovers(_ store: ModelStore) throws -> (rows: SQLValue?, tr
     }
 }
 
+// SQLite-only: observation throws .unsupported on PostgreSQL.
 @Suite("Observation attacks")
 struct ObservationAttackTests {
     // MARK: Missed changes

@@ -35,6 +35,7 @@ where S.Element: Sendable {
     return (collected, task)
 }
 
+// SQLite-only: observation throws .unsupported on PostgreSQL.
 @Suite("Observation: live queries and change streams")
 struct ObservationTests {
     // MARK: Live queries

@@ -60,6 +60,7 @@ private struct Act: StoredModel, Equatable {
     static let relationships: [Relationship<Act>] = [.toOne(\.gig, inverse: \Gig.acts)]
 }
 
+// SQLite-only: counts the statements SQLite is sent (trace of the SQLite SQL).
 /// One decision, above the Engine and the graph code, between the plain path and the graph
 /// path: no work the call did not ask for, and none done twice.
 @Suite("One decision between the plain path and the graph path", .serialized)

@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Finding: sorting, paging, counting")
 struct QueryTests {
-    private func seeded(_ count: Int = 25) throws -> TestStore {
-        let test = try TestStore()
+    private func seeded(_ backend: Backend, _ count: Int = 25) throws -> TestStore {
+        let test = try TestStore(backend)
         try Snack.save(
             (1...count).map { id in
                 Snack(snackId: Int64(id), name: "n\(id % 5)", taste: ["sweet", "sour", "salty"][id % 3], price: Double(id % 7))
@@ -13,8 +13,8 @@ struct QueryTests {
         return test
     }
 
-    @Test func firstAndAllMatchesByPredicateAndByAttribute() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func firstAndAllMatchesByPredicateAndByAttribute(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try Snack.findFirst(where: \.taste == "sour", in: test.store)?.snackId == 1)
         #expect(try Snack.findFirst(where: \.taste == "bitter", in: test.store) == nil)
         #expect(try Snack.findAll(by: \.name, equals: "n3", in: test.store).map(\.snackId) == [3, 8, 13, 18, 23])
@@ -22,8 +22,8 @@ struct QueryTests {
         #expect(try Snack.findAll(by: \.snackId, equals: 7, in: test.store).count == 1)
     }
 
-    @Test func sortingByOneOrSeveralColumnsEachWay() throws {
-        let test = try seeded(10)
+    @Test(arguments: Backend.available) func sortingByOneOrSeveralColumnsEachWay(_ backend: Backend) throws {
+        let test = try seeded(backend, 10)
         let byPriceDown = try Snack.order(.descending(\.price)).findAll(in: test.store)
         #expect(byPriceDown.map(\.price) == byPriceDown.map(\.price).sorted(by: { $0! > $1! }))
         let byTasteThenPrice = try Snack.order(.ascending(\.taste), .descending(\.price)).findAll(in: test.store)
@@ -39,8 +39,8 @@ struct QueryTests {
         #expect(try Snack.order(.ascending(\.price)).findAll(in: test.store).map(\.snackId) == [7, 1, 8, 2, 9, 3, 10, 4, 5, 6])
     }
 
-    @Test func pagingCountsPagesFromZero() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func pagingCountsPagesFromZero(_ backend: Backend) throws {
+        let test = try seeded(backend)
         let ordered = Snack.order(.ascending(\.snackId))
         #expect(try ordered.page(0, rows: 10).findAll(in: test.store).map(\.snackId) == Array(1...10))
         #expect(try ordered.page(2, rows: 10).findAll(in: test.store).map(\.snackId) == Array(21...25))
@@ -51,8 +51,8 @@ struct QueryTests {
         #expect(try Snack.filter(\.taste == "sweet").page(1, rows: 3).findAll(in: test.store).map(\.snackId) == [12, 15, 18])
     }
 
-    @Test func pagesOfASortedQueryNeitherOverlapNorSkip() throws {
-        let test = try seeded(50)
+    @Test(arguments: Backend.available) func pagesOfASortedQueryNeitherOverlapNorSkip(_ backend: Backend) throws {
+        let test = try seeded(backend, 50)
         let query = Snack.order(.ascending(\.price))
         var seen: [Int64] = []
         for page in 0..<10 { seen += try query.page(page, rows: 7).findAll(in: test.store).map(\.snackId) }
@@ -60,8 +60,8 @@ struct QueryTests {
         #expect(Set(seen).count == 50)
     }
 
-    @Test func invalidPagingIsAnErrorNotAnEmptyResult() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func invalidPagingIsAnErrorNotAnEmptyResult(_ backend: Backend) throws {
+        let test = try seeded(backend)
         for query in [
             Snack.all().page(-1, rows: 10), Snack.all().page(0, rows: 0), Snack.all().page(1, rows: -5),
             Snack.all().limit(-1), Snack.all().limit(5, offset: -2), Snack.all().page(Int.max, rows: 2),
@@ -72,8 +72,8 @@ struct QueryTests {
         }
     }
 
-    @Test func countAndExistsByPredicate() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func countAndExistsByPredicate(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try Snack.count(where: \.taste == "sweet", in: test.store) == 8)
         #expect(try Snack.exists(where: \.price == 6, in: test.store))
         #expect(try !Snack.exists(where: \.price > 6, in: test.store))
@@ -81,8 +81,8 @@ struct QueryTests {
         #expect(try Snack.all().page(100, rows: 3).exists(in: test.store) == false)
     }
 
-    @Test func threeFormsOfQueries() async throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func threeFormsOfQueries(_ backend: Backend) async throws {
+        let test = try seeded(backend)
         let query = Snack.filter(\.taste == "salty").order(.descending(\.snackId))
         #expect(try await query.findAll(in: test.store).first?.snackId == 23)
         #expect(try await query.findFirst(in: test.store)?.snackId == 23)

@@ -25,6 +25,7 @@ private func seeded(_ kind: StoreKind = .memory) throws -> TestStore {
     return test
 }
 
+// SQLite-only: raw SQL written for SQLite (its placeholders, functions and observed writes).
 @Suite("Raw SQL: bound values, three forms, observed writes")
 struct RawSQLTests {
     // MARK: Binding

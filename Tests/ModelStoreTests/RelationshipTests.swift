@@ -11,6 +11,7 @@ struct RelationshipTests {
         try team.save(in: store)
     }
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test(arguments: StoreKind.allCases)
     func savingATeamSavesItsPlayersAndCoachAndLoadingFillsThem(kind: StoreKind) throws {
         let test = try TestStore(kind)
@@ -29,6 +30,7 @@ struct RelationshipTests {
         #expect(loaded.coach?.team?.coach == nil)
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func relationshipColumnsAreKeysNotJSON() throws {
         let test = try TestStore()
         try rockets(test.store)
@@ -46,8 +48,8 @@ struct RelationshipTests {
         #expect(foreignKeys == [[.text("Team"), .text("team_id"), .text("id")]])
     }
 
-    @Test func eitherSideOfAOneToManyCanBeSet() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func eitherSideOfAOneToManyCanBeSet(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Team(id: 1, name: "Rockets").save(in: test.store)
         var player = Player(id: 5, name: "Eve")
         player.team = Team(id: 1)
@@ -57,8 +59,8 @@ struct RelationshipTests {
         #expect(try Team.find(key: 1, in: test.store)?.name == "Rockets")
     }
 
-    @Test func eitherSideOfAOneToOneCanBeSetAndALinkMovesInsteadOfDuplicating() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func eitherSideOfAOneToOneCanBeSetAndALinkMovesInsteadOfDuplicating(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var coach = Coach(id: 7, name: "Dee")
         coach.team = Team(id: 1, name: "Rockets")
         try coach.save(in: test.store)
@@ -70,8 +72,8 @@ struct RelationshipTests {
         #expect(try Coach.find(key: 7, in: test.store)?.team == nil)
     }
 
-    @Test func aNilRelationshipLeavesLinksAndASetOneIsTheCompleteSet() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aNilRelationshipLeavesLinksAndASetOneIsTheCompleteSet(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try rockets(test.store)
         try Team(id: 1, name: "Renamed").save(in: test.store)  // players nil: kept
         #expect(try Team.find(key: 1, in: test.store)?.players?.count == 3)
@@ -91,8 +93,8 @@ struct RelationshipTests {
         #expect(try Player.count(in: test.store) == 4)
     }
 
-    @Test func clearingARelationshipUnlinksIt() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func clearingARelationshipUnlinksIt(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try rockets(test.store)
         try Team(id: 1).save(clearing: [\.players, \.coach], in: test.store)
         let team = try #require(try Team.find(key: 1, in: test.store))
@@ -105,6 +107,7 @@ struct RelationshipTests {
         #expect(try Player.find(key: 1, in: test.store)?.team == nil)
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func manyToManyWorkersAndSnacksLinkThroughAJoinTable() throws {
         let test = try TestStore()
         var ann = Worker(id: 1, name: "Ann")
@@ -129,6 +132,7 @@ struct RelationshipTests {
         #expect(try Worker.find(key: 2, in: test.store)?.snacks?.map(\.id) == [10, 11])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aOneWayToOneStoresTheTargetsKey() throws {
         let test = try TestStore()
         try Worker(id: 1, ticket: Ticket(id: 5, seat: "A1")).save(in: test.store)
@@ -139,6 +143,7 @@ struct RelationshipTests {
         #expect(try Worker.find(key: 1, in: test.store)?.ticket == nil)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func compositeKeysOnBothEnds() throws {
         let test = try TestStore()
         var project = Project(tenant: "acme", code: 1, title: "Launch")
@@ -154,8 +159,8 @@ struct RelationshipTests {
         #expect(chore.project?.title == "Launch")
     }
 
-    @Test func aSelfReferentialHierarchyLoadsWithoutLooping() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aSelfReferentialHierarchyLoadsWithoutLooping(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var boss = Employee(id: 1, name: "Boss")
         boss.reports = [Employee(id: 2, name: "Mid"), Employee(id: 3, name: "Other")]
         try boss.save(in: test.store)
@@ -176,8 +181,8 @@ struct RelationshipTests {
         #expect(deep.reports?[0].reports?[0].manager?.name == "Mid")
     }
 
-    @Test func aThreeModelCycleTerminates() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aThreeModelCycleTerminates(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var a = NodeA(id: 1)
         var b = NodeB(id: 2)
         var c = NodeC(id: 3)
@@ -193,6 +198,7 @@ struct RelationshipTests {
         #expect(try NodeB.find(key: 2, loading: .depth(5), in: test.store)?.c?.a?.b?.id == 2)
     }
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test func loadingAThousandTeamsRunsABoundedNumberOfQueries() throws {
         let test = try TestStore()
         var teams: [Team] = []
@@ -214,8 +220,8 @@ struct RelationshipTests {
         #expect(loaded[999].players?[19].team?.name == "team999")
     }
 
-    @Test func manyToManyLoadsInBulkToo() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func manyToManyLoadsInBulkToo(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let snacks = (0..<100).map { Food(id: Int64($0), name: "s\($0)") }
         try Food.save(snacks, in: test.store)
         try Worker.save(
@@ -229,8 +235,8 @@ struct RelationshipTests {
         #expect(workers[250].snacks?.map(\.id) == (0..<10).map { Int64((250 + $0) % 100) }.sorted())
     }
 
-    @Test func eachRecordIsDecodedOnceAndReusedWhereItAppears() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func eachRecordIsDecodedOnceAndReusedWhereItAppears(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Worker.save((0..<3).map { Worker(id: Int64($0), snacks: [Food(id: 1, name: "shared")]) }, in: test.store)
         test.resetSQL()
         let workers = try Worker.findAll(in: test.store)
@@ -239,8 +245,8 @@ struct RelationshipTests {
         #expect(test.dataSQL.filter { $0.contains("JOIN") }.count == 1)
     }
 
-    @Test func loadOptionsChooseWhatLoads() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func loadOptionsChooseWhatLoads(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try rockets(test.store)
         let bare = try #require(try Team.find(key: 1, loading: .none, in: test.store))
         #expect(bare.players == nil)
@@ -264,8 +270,8 @@ struct RelationshipTests {
         #expect(error.column == "agent")
     }
 
-    @Test func threeFormsOfGraphCalls() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func threeFormsOfGraphCalls(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         var team = Team(id: 1, name: "Async")
         team.players = [Player(id: 1)]
         try await team.save(in: test.store)

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import ModelStore
 
+// SQLite-only: the SQLite connection layer itself.
 @Suite("SQLite layer")
 struct SQLiteLayerTests {
     private func memoryConnection() throws -> Connection {

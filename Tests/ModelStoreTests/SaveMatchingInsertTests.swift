@@ -18,8 +18,10 @@ private struct Member: StoredModel, Equatable {
 struct SaveMatchingInsertTests {
     /// The example of Saving and merging: on a fresh store, the second line matched nothing
     /// and inserted key 7, which the first line had taken.
-    @Test func aSaveMatchingNothingWhoseKeyIsTakenThrowsAlreadyExistsInEveryForm() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aSaveMatchingNothingWhoseKeyIsTakenThrowsAlreadyExistsInEveryForm(_ backend: Backend)
+        async throws
+    {
+        let test = try TestStore(backend)
         let store = test.store
         try synchronously { try Snack(snackId: 7, name: "Pocky", size: 999).save(matching: \.name == "Pocky", in: store) }
         let taken = Snack(snackId: 7, name: "Pocky", taste: "sweet", price: 2)
@@ -54,8 +56,10 @@ struct SaveMatchingInsertTests {
     /// A `MatchKeys` batch element that matches nothing is inserted under its own key: one
     /// another record holds fails the batch with `.alreadyExists` naming the element, and
     /// nothing of the batch is written.
-    @Test func aMatchKeysElementMatchingNothingWhoseKeyIsTakenFailsTheBatchWithAlreadyExists() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aMatchKeysElementMatchingNothingWhoseKeyIsTakenFailsTheBatchWithAlreadyExists(
+        _ backend: Backend
+    ) async throws {
+        let test = try TestStore(backend)
         let store = test.store
         try synchronously { try Member.save([Member(localId: "a", accountId: 1, email: "ann@example.com", name: "Ann")], in: store) }
         let batch = [

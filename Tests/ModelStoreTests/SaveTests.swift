@@ -14,7 +14,7 @@ private struct Trio: StoredModel, Equatable {
 
 @Suite("Save: upsert with merge")
 struct SaveTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func saveInsertsANewKeyAndUpdatesAnExistingOne(kind: StoreKind) throws {
         let test = try TestStore(kind)
         #expect(try Snack(snackId: 123, name: "Pocky", price: 1.1).save(in: test.store) == .inserted)
@@ -26,6 +26,7 @@ struct SaveTests {
         #expect(try Snack.count(in: test.store) == 1)
     }
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test func aSaveIsOneUpsertStatementWithNoLookup() throws {
         let test = try TestStore()
         try Snack(snackId: 1, name: "a").save(in: test.store)
@@ -39,8 +40,8 @@ struct SaveTests {
 
     /// Every combination of stored and carried properties: carried ones win, absent ones keep
     /// what was stored, and the non-optional one is always written.
-    @Test func mergeKeepsEveryStoredValueTheModelDoesNotCarry() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func mergeKeepsEveryStoredValueTheModelDoesNotCarry(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let full = Trio(id: 0, a: "stored", b: 1, c: 1.5, d: 1)
         let update = Trio(id: 0, a: "new", b: 2, c: 2.5, d: 2)
         var id = 0
@@ -64,8 +65,8 @@ struct SaveTests {
     }
 
     /// Every combination of cleared properties ends NULL; the others keep their values.
-    @Test func clearingSetsExactlyTheNamedPropertiesToNull() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func clearingSetsExactlyTheNamedPropertiesToNull(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let paths: [PartialKeyPath<Trio>] = [\Trio.a, \Trio.b, \Trio.c]
         for mask in 0..<8 {
             let stored = Trio(id: mask, a: "x", b: 1, c: 1.5, d: 7)
@@ -79,8 +80,8 @@ struct SaveTests {
         }
     }
 
-    @Test func clearingRefusesKeysNonOptionalsCarriedValuesAndUnknownPaths() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func clearingRefusesKeysNonOptionalsCarriedValuesAndUnknownPaths(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Trio(id: 1, a: "x").save(in: test.store)
         let cases: [(PartialKeyPath<Trio>, Trio)] = [
             (\Trio.id, Trio(id: 1)), (\Trio.d, Trio(id: 1)), (\Trio.a, Trio(id: 1, a: "still here")),
@@ -94,8 +95,8 @@ struct SaveTests {
         #expect(try Trio.find(key: 1, in: test.store)?.a == "x")
     }
 
-    @Test func aSaveOfTheValuesAlreadyStoredIsUnchangedAndWritesNothing() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aSaveOfTheValuesAlreadyStoredIsUnchangedAndWritesNothing(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         let snack = Snack(snackId: 1, name: "a", price: 1.5, tags: ["x"])
         #expect(try snack.save(in: test.store) == .inserted)
         #expect(try snack.save(in: test.store) == .unchanged)
@@ -106,16 +107,16 @@ struct SaveTests {
         #expect(try Snack.find(key: 1, in: test.store) == Snack(snackId: 1, name: "b", tags: ["x"]))
     }
 
-    @Test func aModelCarryingOnlyItsKeyInsertsOnceAndThenChangesNothing() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aModelCarryingOnlyItsKeyInsertsOnceAndThenChangesNothing(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         #expect(try Friendship(userId: 1, friendId: "b").save(in: test.store) == .inserted)
         try Friendship(userId: 1, friendId: "b", note: "n").save(in: test.store)
         #expect(try Friendship(userId: 1, friendId: "b").save(in: test.store) == .unchanged)
         #expect(try Friendship.find(key: ["userId": 1, "friendId": "b"], in: test.store)?.note == "n")
     }
 
-    @Test func insertRefusesATakenKeyAndLeavesTheRecordAlone() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func insertRefusesATakenKeyAndLeavesTheRecordAlone(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack(snackId: 1, name: "first").insert(in: test.store)
         let error = try #require(throws: ModelStoreError.self) { try Snack(snackId: 1, name: "second").insert(in: test.store) }
         #expect(error.code == .alreadyExists)
@@ -124,8 +125,8 @@ struct SaveTests {
         #expect(try Snack.find(key: 1, in: test.store)?.name == "first")
     }
 
-    @Test func updateRefusesAMissingKeyAndInsertsNothing() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func updateRefusesAMissingKeyAndInsertsNothing(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try Snack(snackId: 5, name: "x").update(in: test.store) }
         #expect(error.code == .notFound)
         #expect(error.key == "snackId = 5")
@@ -135,23 +136,23 @@ struct SaveTests {
         #expect(try Friendship.count(in: test.store) == 0)
     }
 
-    @Test func updateMergesIntoAnExistingRecord() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func updateMergesIntoAnExistingRecord(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack(snackId: 5, name: "x", price: 2).save(in: test.store)
         try Snack(snackId: 5, taste: "sweet").update(in: test.store)
         try Snack(snackId: 5).update(clearing: [\.price], in: test.store)
         #expect(try Snack.find(key: 5, in: test.store) == Snack(snackId: 5, name: "x", taste: "sweet"))
     }
 
-    @Test func aFailedSaveLeavesTheStoreAsItWas() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aFailedSaveLeavesTheStoreAsItWas(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack(snackId: 1, name: "kept", price: 1).save(in: test.store)
         #expect(throws: ModelStoreError.self) { try Snack(snackId: 1, name: "lost", price: .nan).save(in: test.store) }
         #expect(try Snack.find(key: 1, in: test.store) == Snack(snackId: 1, name: "kept", price: 1))
     }
 
-    @Test func completionAndAsyncFormsSaveInsertAndUpdate() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func completionAndAsyncFormsSaveInsertAndUpdate(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let outcome = try await withCheckedThrowingContinuation { continuation in
             Snack(snackId: 1, name: "a").save(in: test.store) { continuation.resume(with: $0) }
         }

@@ -59,6 +59,7 @@ private struct Account: StoredModel, Equatable {
 
 @Suite("Schema from the model")
 struct SchemaTests {
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func keyPathsReachColumnsNamedByCustomCodingKeys() throws {
         let test = try TestStore()
         let day = Date(timeIntervalSinceReferenceDate: 86_400)
@@ -92,6 +93,7 @@ struct SchemaTests {
             }
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func theTableIsDerivedFromTheModelOnFirstUse() throws {
         let test = try TestStore()
         #expect(try tableInfo(test, "Snack").isEmpty)
@@ -104,12 +106,14 @@ struct SchemaTests {
         #expect(columns.map(\.pk) == [1, 0, 0, 0, 0, 0, 0])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aSingleIntegerKeyIsTheRowid() throws {
         let test = try TestStore()
         try Snack(snackId: 42).save(in: test.store)
         #expect(try test.rawRows("SELECT rowid FROM Snack") == [[.integer(42)]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aCompositeKeyKeepsItsDeclaredOrder() throws {
         let test = try TestStore()
         // The first use in a write creates the table (a read alone sees no table, no records).
@@ -118,8 +122,8 @@ struct SchemaTests {
         #expect(keyed == ["userId", "friendId"])
     }
 
-    @Test func theTableIsPreparedOnceNotOnEveryCall() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theTableIsPreparedOnceNotOnEveryCall(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack(snackId: 1).save(in: test.store)
         test.resetSQL()
         try Snack(snackId: 2).save(in: test.store)
@@ -128,6 +132,7 @@ struct SchemaTests {
         #expect(!test.sql.contains { $0.contains("table_info") || $0.contains("CREATE") })
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aColumnTheModelGainsIsAddedAndOldRecordsReadItAsNil() throws {
         let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex", legacy: "old").save(in: test.store)
@@ -138,6 +143,7 @@ struct SchemaTests {
         #expect(try PetV2.find(key: 2, in: later) == PetV2(id: 2, name: "Tom", nickname: "T", age: 3))
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aColumnTheModelDroppedIsLeftWithItsValues() throws {
         let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex", legacy: "keep me").save(in: test.store)
@@ -145,6 +151,7 @@ struct SchemaTests {
         #expect(try test.rawRows("SELECT name, legacy FROM Pet") == [[.text("Rex II"), .text("keep me")]])
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aNonOptionalColumnAddedLaterExplainsOldRecordsWithoutAValue() throws {
         let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex").save(in: test.store)
@@ -159,6 +166,7 @@ struct SchemaTests {
         #expect(error.suggestion?.contains("Optional") == true)
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aStoredTableWithAnotherPrimaryKeyIsASchemaMismatch() throws {
         let test = try TestStore(.file)
         try PetV1(id: 1, name: "Rex").save(in: test.store)
@@ -170,6 +178,7 @@ struct SchemaTests {
         #expect(error.message.contains("(name)"))
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func tableCreationRollsBackWithTheFailedOperationAndHappensAgainLater() throws {
         let test = try TestStore()
         #expect(throws: ModelStoreError.self) { try Snack(snackId: 1, size: .nan).save(in: test.store) }
@@ -180,52 +189,58 @@ struct SchemaTests {
 
     // MARK: Declarations that cannot work
 
-    @Test func anEmptyPrimaryKeyIsRejected() throws {
+    @Test(arguments: Backend.available) func anEmptyPrimaryKeyIsRejected(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
         struct NoKey: StoredModel { var id: Int; static let primaryKey: [String] = [] }
-        let error = try #require(throws: ModelStoreError.self) { try NoKey(id: 1).save(in: TestStore().store) }
+        let error = try #require(throws: ModelStoreError.self) { try NoKey(id: 1).save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "NoKey")
         #expect(error.message.contains("primaryKey is empty"))
     }
 
-    @Test func aPrimaryKeyNamingAMissingPropertyIsRejectedListingTheProperties() throws {
+    @Test(arguments: Backend.available) func aPrimaryKeyNamingAMissingPropertyIsRejectedListingTheProperties(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
         struct Typo: StoredModel { var snackId: Int; var name: String?; static let primaryKey = ["snakId"] }
-        let error = try #require(throws: ModelStoreError.self) { try Typo.find(key: 1, in: TestStore().store) }
+        let error = try #require(throws: ModelStoreError.self) { try Typo.find(key: 1, in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.column == "snakId")
         #expect(error.message.contains("snackId, name"))
     }
 
-    @Test func anOptionalOrJSONKeyPropertyIsRejected() throws {
+    @Test(arguments: Backend.available) func anOptionalOrJSONKeyPropertyIsRejected(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
         // Only one optional integer key is accepted: SQLite assigns it (AssignedKeyTests).
         struct OptionalKey: StoredModel { var id: String?; static let primaryKey = ["id"] }
         struct ArrayKey: StoredModel { var ids: [Int]; static let primaryKey = ["ids"] }
         struct Twice: StoredModel { var id: Int; static let primaryKey = ["id", "id"] }
-        let store = try TestStore().store
+        let store = try inline1.store
         #expect(throws: ModelStoreError.self) { try OptionalKey(id: "1").save(in: store) }
         #expect(throws: ModelStoreError.self) { try ArrayKey(ids: [1]).save(in: store) }
         #expect(throws: ModelStoreError.self) { try Twice(id: 1).save(in: store) }
     }
 
-    @Test func propertiesWhoseNamesDifferOnlyInCaseAreRejected() throws {
+    @Test(arguments: Backend.available) func propertiesWhoseNamesDifferOnlyInCaseAreRejected(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
         struct Clash: StoredModel {
             var id: Int
             var name: String?
             var Name: String?
             static let primaryKey = ["id"]
         }
-        let error = try #require(throws: ModelStoreError.self) { try Clash(id: 1).save(in: TestStore().store) }
+        let error = try #require(throws: ModelStoreError.self) { try Clash(id: 1).save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.message.contains("same column name"))
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func aReservedTableNameIsRejected() throws {
         struct Internal: StoredModel { var id: Int; static let primaryKey = ["id"]; static let tableName = "sqlite_stuff" }
         let error = try #require(throws: ModelStoreError.self) { try Internal(id: 1).save(in: TestStore().store) }
         #expect(error.code == .invalidModel)
     }
 
-    @Test func aModelDecodingANestedContainerIsRejected() throws {
+    @Test(arguments: Backend.available) func aModelDecodingANestedContainerIsRejected(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
         struct Nested: StoredModel {
             var id: Int
             var city: String
@@ -245,7 +260,7 @@ struct SchemaTests {
                 try address.encode(city, forKey: .city)
             }
         }
-        let error = try #require(throws: ModelStoreError.self) { try Nested(id: 1, city: "x").save(in: TestStore().store) }
+        let error = try #require(throws: ModelStoreError.self) { try Nested(id: 1, city: "x").save(in: inline1.store) }
         #expect(error.code == .invalidModel)
         #expect(error.column == "address")
     }

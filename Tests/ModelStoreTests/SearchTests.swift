@@ -49,6 +49,7 @@ func code(of body: () throws -> Void) -> ModelStoreError.Code? {
 /// The keys a search finds, best first.
 func ids(_ results: [SearchResult<Article>]) -> [Int64] { results.map(\.model.id) }
 
+// SQLite-only: full-text search (FTS5) throws .unsupported on PostgreSQL.
 @Suite("Full-text search")
 struct SearchTests {
     let test: TestStore

@@ -90,14 +90,15 @@ private let grdbDatabase = [
 
 @Suite("Storage mappings: a database another tool made, used as it is")
 struct StorageMappingTests {
-    private func grdbStore() throws -> TestStore {
-        let test = try TestStore(.file)
+    private func grdbStore(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(.file, or: backend)
         for sql in grdbDatabase { try test.rawExecute(sql) }
         return test
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aGRDBDatabaseIsReadThroughDeclaredMappings() throws {
-        let test = try grdbStore()
+        let test = try grdbStore(.sqlite)
         let store = test.store
         let authors = try GRAuthor.findAll(in: store).sorted { $0.name < $1.name }
         #expect(authors.map(\.id) == [a1, a2])
@@ -160,8 +161,9 @@ struct StorageMappingTests {
         #expect(try test.rawRows("SELECT count(*) FROM bookTag") == [[.integer(3)]])
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func writesToAGRDBDatabaseAreTheBytesGRDBWrites() throws {
-        let test = try grdbStore()
+        let test = try grdbStore(.sqlite)
         let store = test.store
         var author = GRAuthor(id: a3, name: "Cy", joinedAt: ms(1_717_317_015_250))
         var book = GRBook(id: b4, title: "New", publishedAt: ms(1_709_208_000_500), isDraft: true)
@@ -208,6 +210,7 @@ struct StorageMappingTests {
         #expect(try store.integrityCheck() == "ok")
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aStoreThatCreatesTheTablesDeclaresTheFormsTypes() throws {
         let test = try TestStore()
         try GRBook(id: b1, title: "T", publishedAt: ms(5), isDraft: false).save(in: test.store)
@@ -261,6 +264,7 @@ struct StorageFormatTests {
         (1_714_564_800_123, "2024-05-01T12:00:00.123Z"),
     ]
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test(arguments: boundaries)
     func everyFormRoundTripsAndStoresItsExactForm(unixMilliseconds: Int64, iso: String) throws {
         let test = try TestStore()
@@ -304,6 +308,7 @@ struct StorageFormatTests {
                 == 1)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func nilIsNullAndClearingWritesNull() throws {
         let test = try TestStore()
         let date = ms(1_000)
@@ -315,6 +320,7 @@ struct StorageFormatTests {
         #expect(try Stamp.count(where: \.text == nil, in: test.store) == 1)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aDateOfMillisecondsMadeInEitherEpochIsAccepted() throws {
         let test = try TestStore()
         // Built from 1970, the Double differs from ms(…) in its last place: still a whole millisecond.
@@ -324,8 +330,8 @@ struct StorageFormatTests {
         #expect(try Stamp.find(key: 1, in: test.store)?.iso == ms(1_714_564_800_123))
     }
 
-    @Test func aDateFinerThanItsFormIsRefusedNotRounded() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aDateFinerThanItsFormIsRefusedNotRounded(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Stamp(id: 1, iso: ms(0)).save(in: test.store)
         let cases: [(Stamp, String)] = [
             (Stamp(id: 2, iso: ms(0).addingTimeInterval(0.000_5)), "iso"),
@@ -358,6 +364,7 @@ struct StorageFormatTests {
         #expect(try Stamp.find(key: 3, in: test.store)?.millis == ms(-8_000_000_000_000_000))
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aStoredValueNotInTheDeclaredFormIsRefusedNamingModelColumnAndValue() throws {
         let cases: [(column: String, sql: String, shown: String)] = [
             ("iso", "'yesterday'", "yesterday"),
@@ -403,6 +410,7 @@ struct StorageFormatTests {
         }
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func keysAndConditionsInADeclaredForm() throws {
         let test = try TestStore()
         try Reading(at: ms(1_000), value: 1).save(in: test.store)
@@ -620,7 +628,8 @@ struct StorageMappingRefusalTests {
         return error
     }
 
-    @Test func aFormDeclarationThatCannotWorkIsAnInvalidModel() throws {
+    @Test(arguments: Backend.available) func aFormDeclarationThatCannotWorkIsAnInvalidModel(_ backend: Backend) throws {
+        let inline1 = try TestStore(backend)
         let cases: [(ModelStoreError, String, String, String)] = [
             (try refusal { try TwiceDeclared(id: 1, at: ms(0)).save(in: $0) }, "TwiceDeclared", "at", "twice"),
             (
@@ -637,7 +646,7 @@ struct StorageMappingRefusalTests {
             #expect(error.column == column || error.column?.hasPrefix(column) == true)
             #expect(error.message.contains(words), "\(error.message)")
         }
-        let read = try #require(throws: ModelStoreError.self) { try TwiceDeclared.findAll(in: TestStore().store) }
+        let read = try #require(throws: ModelStoreError.self) { try TwiceDeclared.findAll(in: inline1.store) }
         #expect(read.code == .invalidModel)
     }
 
@@ -670,6 +679,7 @@ struct StorageMappingRefusalTests {
         #expect(cases[2].0.suggestion?.contains("ManyItem.shelf") == true)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func theSideOfAOneToOneThatNamesItsColumnsHoldsTheLink() throws {
         let test = try TestStore()
         var desk = Desk(id: 1)
@@ -688,6 +698,7 @@ struct StorageMappingRefusalTests {
         #expect(try Board.find(key: 1, loading: .direct, in: test.store)?.pins?.map(\.id) == [3])
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func aDeclaredJoinTableNameIsClaimedLikeADerivedOne() throws {
         let test = try TestStore()
         try Board(id: 1).save(in: test.store)
@@ -699,6 +710,7 @@ struct StorageMappingRefusalTests {
         #expect(try test.rawRows("SELECT count(*) FROM sqlite_master WHERE name = 'Wall'") == [[.integer(0)]])
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func aStoredJoinTableThatCannotHoldTheLinksIsRefusedBeforeAnythingIsWritten() throws {
         let tables: [(String, String)] = [
             (#"CREATE TABLE bookTag (bookId BLOB NOT NULL, tag BLOB NOT NULL, PRIMARY KEY (bookId, tag))"#, "has no column tagId"),
@@ -741,6 +753,7 @@ struct StorageMappingRefusalTests {
         #expect(try test.rawRows("SELECT count(*) FROM bookTag") == [[.integer(1)]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aStoredColumnWhoseTypeWouldChangeTheFormsValuesIsRefused() throws {
         for (column, declared) in [("millis", "TEXT"), ("seconds", "TEXT"), ("millis", "REAL")] {
             let test = try TestStore()

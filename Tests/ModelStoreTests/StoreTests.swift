@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Store: queue, barriers, reentrancy")
 struct StoreTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func aReadSubmittedAfterAFireAndForgetWriteSeesIt(kind: StoreKind) throws {
         let test = try TestStore(kind)
         for id in 0..<200 {
@@ -13,8 +13,8 @@ struct StoreTests {
         }
     }
 
-    @Test func anAsyncReadAfterAnAsyncWriteSeesIt() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func anAsyncReadAfterAnAsyncWriteSeesIt(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let seen = Locked<[Bool]>([])
         let group = DispatchGroup()
         for id in 0..<50 {
@@ -29,8 +29,8 @@ struct StoreTests {
         #expect(seen.current == Array(repeating: true, count: 50))
     }
 
-    @Test func readsRunSideBySide() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func readsRunSideBySide(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try Snack(snackId: 1).save(in: test.store)
         // Each read block waits until the other has started: serialized reads would time out.
         let first = DispatchSemaphore(value: 0)
@@ -50,8 +50,8 @@ struct StoreTests {
         #expect(outcomes.current == [.success, .success])
     }
 
-    @Test func aWriteWaitsForReadsInFlightAndReadsAfterItWaitForTheWrite() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aWriteWaitsForReadsInFlightAndReadsAfterItWaitForTheWrite(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try Snack(snackId: 1, name: "before").save(in: test.store)
         let readStarted = DispatchSemaphore(value: 0)
         let releaseRead = DispatchSemaphore(value: 0)
@@ -74,8 +74,8 @@ struct StoreTests {
         #expect(events.current.first == "read saw before")
     }
 
-    @Test func completionHandlersRunOnTheStoresQueueByDefaultWithoutAMainLoop() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func completionHandlersRunOnTheStoresQueueByDefaultWithoutAMainLoop(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let done = DispatchSemaphore(value: 0)
         let onMain = Locked<Bool?>(nil)
         Snack.count(in: test.store) { _ in
@@ -86,8 +86,8 @@ struct StoreTests {
         #expect(onMain.current == false)
     }
 
-    @Test func completionHandlersRunOnTheQueueTheUserSets() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func completionHandlersRunOnTheQueueTheUserSets(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let key = DispatchSpecificKey<String>()
         let queue = DispatchQueue(label: "custom")
         queue.setSpecific(key: key, value: "custom")
@@ -102,8 +102,8 @@ struct StoreTests {
         #expect(label.current == "custom")
     }
 
-    @Test func aSynchronousCallInsideACompletionHandlerDoesNotDeadlock() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aSynchronousCallInsideACompletionHandlerDoesNotDeadlock(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let done = DispatchSemaphore(value: 0)
         let found = Locked<String?>(nil)
         Snack(snackId: 1, name: "x").save(in: test.store) { _ in
@@ -115,8 +115,8 @@ struct StoreTests {
         #expect(found.current == "y")
     }
 
-    @Test func callsInsideATransactionRunInlineAndSeeItsUncommittedWrites() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func callsInsideATransactionRunInlineAndSeeItsUncommittedWrites(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         let seen = try test.store.transaction {
             try Snack(snackId: 1, name: "inside").save(in: test.store)
             return try Snack.find(key: 1, in: test.store)?.name
@@ -125,8 +125,8 @@ struct StoreTests {
         #expect(try Snack.count(in: test.store) == 1)
     }
 
-    @Test func aThrowingTransactionRollsBackEveryCallInIt() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aThrowingTransactionRollsBackEveryCallInIt(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try Snack(snackId: 1, name: "kept").save(in: test.store)
         struct Abort: Error {}
         #expect(throws: Abort.self) {
@@ -142,8 +142,8 @@ struct StoreTests {
         #expect(try Friendship.count(in: test.store) == 0)
     }
 
-    @Test func aFailedCallInsideATransactionRollsBackOnlyItself() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aFailedCallInsideATransactionRollsBackOnlyItself(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try test.store.transaction {
             try Snack(snackId: 1).save(in: test.store)
             #expect(throws: ModelStoreError.self) { try Snack(snackId: 1).insert(in: test.store) }
@@ -152,8 +152,8 @@ struct StoreTests {
         #expect(try Snack.count(in: test.store) == 2)
     }
 
-    @Test func aWriteInsideAReadBlockFailsClearlyInsteadOfDeadlocking() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aWriteInsideAReadBlockFailsClearlyInsteadOfDeadlocking(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack(snackId: 1).save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) {
             try test.store.read { try Snack(snackId: 2).save(in: test.store) }
@@ -162,6 +162,7 @@ struct StoreTests {
         #expect(try test.store.read { try Snack.count(in: test.store) } == 1)
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aReadBlockSeesOneSnapshotWhileWritesCommit() throws {
         let test = try TestStore(.file)
         try Snack(snackId: 1).save(in: test.store)
@@ -177,8 +178,8 @@ struct StoreTests {
         #expect(try Snack.count(in: test.store) == 2)
     }
 
-    @Test func transactionsHaveCompletionAndAsyncForms() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func transactionsHaveCompletionAndAsyncForms(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let result: Result<Int, any Error> = await withCheckedContinuation { continuation in
             test.store.transaction(
                 { () -> Int in
@@ -195,8 +196,8 @@ struct StoreTests {
         #expect(try await test.store.read { try Snack.count(in: test.store) } == 2)
     }
 
-    @Test func aStoreIsSharedAcrossTasks() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aStoreIsSharedAcrossTasks(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let store = test.store
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in 0..<20 {

@@ -61,8 +61,8 @@ private struct AdvCoin: StoredModel, Equatable {
 /// paged query, on models with and without relationships.
 @Suite("Adversarial: deletes in every shape")
 struct DeleteShapeAttackTests {
-    @Test func everyShapeDeletesExactlyItsRecordsOnAModelWithoutRelationships() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func everyShapeDeletesExactlyItsRecordsOnAModelWithoutRelationships(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         func reset() throws {
             _ = try AdvLedgerLine.deleteAll(in: test.store)
             _ = try AdvLedgerLine.save(
@@ -95,8 +95,8 @@ struct DeleteShapeAttackTests {
         #expect(try AdvLedgerLine.deleteAll(in: test.store) == 0)
     }
 
-    @Test func everyShapeAppliesCascadeAndCountsOnlyTheModelsOwnRecords() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func everyShapeAppliesCascadeAndCountsOnlyTheModelsOwnRecords(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         func reset() throws {
             _ = try AdvFile.deleteAll(in: test.store)
             _ = try AdvFolder.deleteAll(in: test.store)
@@ -131,8 +131,8 @@ struct DeleteShapeAttackTests {
         }
     }
 
-    @Test func everyShapeRemovesJoinRowsFromEitherSideOfAManyToMany() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func everyShapeRemovesJoinRowsFromEitherSideOfAManyToMany(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         func reset() throws {
             _ = try AdvStudent.deleteAll(in: test.store)
             _ = try AdvCourse.deleteAll(in: test.store)
@@ -169,8 +169,8 @@ struct DeleteShapeAttackTests {
         #expect(try AdvCourse.findAll(loading: .direct, in: test.store).map { $0.students?.count } == [0, 0])
     }
 
-    @Test func denyRefusesEveryShapeAndLeavesEverythingInPlace() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func denyRefusesEveryShapeAndLeavesEverythingInPlace(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvVault(id: 1, coins: [AdvCoin(id: 1)]).save(in: test.store)
         try AdvVault(id: 2, coins: []).save(in: test.store)
         for delete in [

@@ -170,8 +170,8 @@ private struct AdvPlain: StoredModel, Equatable {
 /// Hostile cases for loading related records on request, eagerly, and by option.
 @Suite("Adversarial: loading related records")
 struct EagerLoadingAttackTests {
-    @Test func aOneToOneEagerOnBothSidesLoadsOneLevelFromEitherSide() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aOneToOneEagerOnBothSidesLoadsOneLevelFromEitherSide(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvHusband(id: 1, name: "h", wife: Related(wrappedValue: AdvWife(id: 10, name: "w"))).save(in: test.store)
         let husband = try #require(try AdvHusband.find(key: 1, in: test.store))
         #expect(husband.wife?.id == 10)
@@ -193,8 +193,8 @@ struct EagerLoadingAttackTests {
         #expect(try AdvWife.find(key: 10, loading: .none, in: test.store)?.husband == nil)
     }
 
-    @Test func aOneToManyEagerOnBothSidesGivesChildrenTheirParentAndStopsThere() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aOneToManyEagerOnBothSidesGivesChildrenTheirParentAndStopsThere(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvShelf(id: 1, label: "s", books: [AdvBook(id: 1, title: "a"), AdvBook(id: 2, title: "b")]).save(in: test.store)
         try AdvShelf(id: 2, label: "empty", books: []).save(in: test.store)
         let shelf = try #require(try AdvShelf.find(key: 1, in: test.store))
@@ -211,8 +211,8 @@ struct EagerLoadingAttackTests {
         #expect(shelves.map { $0.books?.map(\.id) } == [[1, 2], []])
     }
 
-    @Test func aSelfReferentialEagerTreeLoadsOneLevelEachWay() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aSelfReferentialEagerTreeLoadsOneLevelEachWay(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvNode(
             id: 1, name: "root",
             children: [AdvNode(id: 2, name: "a", children: [AdvNode(id: 4, name: "a1")]), AdvNode(id: 3, name: "b")]
@@ -237,8 +237,8 @@ struct EagerLoadingAttackTests {
         #expect(try AdvNode.find(key: 1, loading: .all, in: test.store)?.children?.first?.children?.map(\.id) == [4])
     }
 
-    @Test func aNodeThatIsItsOwnParentLoadsEagerlyAndTerminates() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aNodeThatIsItsOwnParentLoadsEagerlyAndTerminates(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvNode(id: 5, name: "loop").save(in: test.store)
         try test.rawExecute(#"UPDATE "AdvNode" SET "parent_id" = 5 WHERE "id" = 5"#)
         for options in [LoadOptions.declared, .direct, .all, .depth(5)] {
@@ -250,6 +250,7 @@ struct EagerLoadingAttackTests {
         }
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func anEagerToOneWhoseTargetRowIsMissingReadsAsNilAndKeepsItsLink() throws {
         let test = try TestStore(.file)
         try AdvBadge(id: 1, holder: AdvHolder(id: 7, name: "gone")).save(in: test.store)
@@ -271,8 +272,8 @@ struct EagerLoadingAttackTests {
         #expect(try test.rawRows(#"SELECT "holder_id" FROM "AdvBadge" ORDER BY "id""#) == [[.integer(7)], [.integer(8)]])
     }
 
-    @Test func eagerDeclarationsCombineWithEveryLoadOption() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func eagerDeclarationsCombineWithEveryLoadOption(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let venue = AdvVenue(id: 1, name: "hall")
         try AdvGig(id: 1, venue: venue, acts: [AdvAct(id: 1), AdvAct(id: 2)]).save(in: test.store)
         func read(_ options: LoadOptions) throws -> AdvGig { try #require(try AdvGig.find(key: 1, loading: options, in: test.store)) }
@@ -307,8 +308,8 @@ struct EagerLoadingAttackTests {
         #expect(errorCode { _ = try read(.only("venue.nope")) } == .invalidQuery)
     }
 
-    @Test func childrenGetTheirParentWhicheverWayTheParentsRelationshipLoads() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func childrenGetTheirParentWhicheverWayTheParentsRelationshipLoads(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvCrate(id: 1, items: [AdvItem(id: 1), AdvItem(id: 2)]).save(in: test.store)
         try AdvCrate(id: 2, items: [AdvItem(id: 3)]).save(in: test.store)
         // On request: nothing by default, the parent injected into each child when asked.
@@ -337,8 +338,8 @@ struct EagerLoadingAttackTests {
         #expect(try AdvPage.find(key: 2, loading: .direct, in: test.store)?.album?.pages == nil)
     }
 
-    @Test func everyCallFormAndBlockLoadsWhatItIsAsked() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func everyCallFormAndBlockLoadsWhatItIsAsked(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         try synchronously {
             try AdvGig(id: 1, venue: AdvVenue(id: 1), acts: [AdvAct(id: 1)]).save(in: store)
@@ -387,8 +388,8 @@ struct EagerLoadingAttackTests {
         #expect(shape(inRead) == "2 venue - acts [2, 3]")
     }
 
-    @Test func findFirstOnAPagedQueryLoadsTheRecordThePageStartsWith() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func findFirstOnAPagedQueryLoadsTheRecordThePageStartsWith(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         for id in 1...6 {
             try AdvGig(id: Int64(id), venue: AdvVenue(id: Int64(id % 2 + 1)), acts: [AdvAct(id: Int64(id * 10))]).save(in: test.store)
         }
@@ -408,8 +409,8 @@ struct EagerLoadingAttackTests {
         #expect(errorCode { _ = try descending.page(-1, rows: 2).findFirst(in: test.store) } == .invalidQuery)
     }
 
-    @Test func loadOptionsOnAModelWithoutRelationshipsReadItsStoredValues() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func loadOptionsOnAModelWithoutRelationshipsReadItsStoredValues(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvPlain(id: 1, name: "p").save(in: test.store)
         for options in [LoadOptions.declared, .none, .direct, .all, .depth(3)] {
             #expect(try AdvPlain.find(key: 1, loading: options, in: test.store)?.name == "p")

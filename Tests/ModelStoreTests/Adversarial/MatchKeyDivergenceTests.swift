@@ -31,6 +31,7 @@ private struct AdvTaggedIndexed: StoredModel, Equatable {
 
 @Suite("Adversarial: the scan decides as SQL does")
 struct MatchKeyDivergenceTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: [400, 700])
     func aDoubleStoredAsAnIntegerIsFoundByTheScanAsByTheList(_ size: Int) throws {
         let test = try TestStore()
@@ -46,9 +47,9 @@ struct MatchKeyDivergenceTests {
 
     /// "é" precomposed and decomposed are different bytes: SQL (and the chunked lists) tell
     /// them apart; Swift's String equality does not.
-    @Test func textsThatSwiftCallsEqualButDifferInBytesAreTwoValuesInTheScan() throws {
+    @Test(arguments: Backend.available) func textsThatSwiftCallsEqualButDifferInBytesAreTwoValuesInTheScan(_ backend: Backend) throws {
         func outcome<M: StoredModel>(_ type: M.Type, make: (String, Int, String) -> M) throws -> (BatchSaveOutcome, Int) {
-            let test = try TestStore()
+            let test = try TestStore(backend)
             _ = try M.save((0..<700).map { make("s\($0)", $0, "caf\u{E9}") }, in: test.store)
             let result = try M.save(
                 (0..<700).map { make("n\($0)", $0, "cafe\u{301}") },

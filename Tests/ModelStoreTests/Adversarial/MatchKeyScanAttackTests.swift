@@ -91,9 +91,9 @@ struct MatchKeyScanAttackTests {
         try body(AdvContactShared.self, true)
     }
 
-    @Test func theIndexDecidesTheLookupAndBothFindTheSameRecords() throws {
+    @Test(arguments: Backend.available) func theIndexDecidesTheLookupAndBothFindTheSameRecords(_ backend: Backend) throws {
         func check<M: AdvContactModel>(_ type: M.Type, scans: Bool) throws {
-            let test = try TestStore()
+            let test = try TestStore(backend)
             let stored = (0..<Self.size).filter { $0 % 2 == 0 }.map {
                 M(localId: "s\($0)", account: 1, friend: $0, tag: "t", score: 1)
             }
@@ -115,9 +115,9 @@ struct MatchKeyScanAttackTests {
         }
     }
 
-    @Test func storedNullVaryingValuesMatchNothing() throws {
+    @Test(arguments: Backend.available) func storedNullVaryingValuesMatchNothing(_ backend: Backend) throws {
         func check<M: AdvContactModel>(_ type: M.Type, scans: Bool) throws {
-            let test = try TestStore()
+            let test = try TestStore(backend)
             // Stored records without a tag: NULL equals nothing, in SQL and in the scan.
             let stored = (0..<Self.size).map { M(localId: "s\($0)", account: 1, friend: $0, tag: nil, score: 1) }
             let batch = (0..<Self.size).map { M(localId: "n\($0)", account: 1, friend: $0, tag: "t", score: 1) }
@@ -140,9 +140,9 @@ struct MatchKeyScanAttackTests {
         }
     }
 
-    @Test func duplicatesInsideTheBatchMergeInArrayOrder() throws {
+    @Test(arguments: Backend.available) func duplicatesInsideTheBatchMergeInArrayOrder(_ backend: Backend) throws {
         func check<M: AdvContactModel>(_ type: M.Type, scans: Bool) throws {
-            let test = try TestStore()
+            let test = try TestStore(backend)
             let stored = [M(localId: "s5", account: 1, friend: 5, tag: "t", score: 0)]
             var batch = (0..<Self.size).map { M(localId: "n\($0)", account: 1, friend: $0, tag: "t", score: Double($0)) }
             // A new pair twice, and a stored pair twice: the later element wins each time.
@@ -162,9 +162,9 @@ struct MatchKeyScanAttackTests {
         }
     }
 
-    @Test func twoStoredRecordsMatchingOneElementAreAnAmbiguousMatchOnEveryPath() throws {
+    @Test(arguments: Backend.available) func twoStoredRecordsMatchingOneElementAreAnAmbiguousMatchOnEveryPath(_ backend: Backend) throws {
         func check<M: AdvContactModel>(_ type: M.Type, scans: Bool) throws {
-            let test = try TestStore()
+            let test = try TestStore(backend)
             let batch = (0..<Self.size).map { M(localId: "n\($0)", account: 1, friend: $0, tag: "t", score: 1) }
             // Two stored records with one pair that no element names, and one in another
             // account: neither concerns the batch.
@@ -195,6 +195,7 @@ struct MatchKeyScanAttackTests {
         }
     }
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test func sharedValuesWithNoStoredRecordsInsertEverything() throws {
         func check<M: AdvContactModel>(_ type: M.Type, scans: Bool) throws {
             let test = try TestStore()

@@ -84,8 +84,8 @@ private struct AdvEntry: StoredModel, Equatable {
 /// as "not loaded" (nil), so that the save leaves its stored links alone.
 @Suite("Adversarial: read-modify-save of models whose relationships were not loaded")
 struct RoundTripAttackTests {
-    @Test func aToManyDecodedWithDecodeOfAnOptionalIsNilWhenNotLoaded() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aToManyDecodedWithDecodeOfAnOptionalIsNilWhenNotLoaded(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvClub(id: 1, name: "c", members: [AdvMember(id: 1), AdvMember(id: 2)]).save(in: test.store)
         var club = try #require(try AdvClub.find(key: 1, in: test.store))
         #expect(club.members == nil)
@@ -94,8 +94,8 @@ struct RoundTripAttackTests {
         #expect(try AdvClub.find(key: 1, loading: .direct, in: test.store)?.members?.map(\.id) == [1, 2])
     }
 
-    @Test func aToOneDecodedWithDecodeOfAnOptionalIsNilWhenNotLoaded() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aToOneDecodedWithDecodeOfAnOptionalIsNilWhenNotLoaded(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvPass(id: 1, label: "p", owner: AdvOwner(id: 5, name: "o")).save(in: test.store)
         var pass = try #require(try AdvPass.find(key: 1, in: test.store))
         #expect(pass.owner == nil)
@@ -105,8 +105,8 @@ struct RoundTripAttackTests {
         #expect(try AdvPass.find(key: 1, loading: .direct, in: test.store)?.owner?.id == 5)
     }
 
-    @Test func aNonOptionalToManyReadWithoutLoadingKeepsItsLinksWhenSavedBack() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aNonOptionalToManyReadWithoutLoadingKeepsItsLinksWhenSavedBack(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try AdvRoster(id: 1, name: "r", entries: [AdvEntry(id: 1), AdvEntry(id: 2)]).save(in: test.store)
         var roster = try #require(try AdvRoster.find(key: 1, in: test.store))
         roster.name = "renamed"

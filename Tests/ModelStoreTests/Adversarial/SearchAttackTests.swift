@@ -115,6 +115,7 @@ private struct NoRowid: StoredModel {
     static let searchable: [SearchableText<NoRowid>] = [.text(\.name)]
 }
 
+// SQLite-only: full-text search (FTS5) throws .unsupported on PostgreSQL.
 @Suite("Full-text search attacks")
 struct SearchAttackTests {
     private func names(_ store: ModelStore, _ type: String) throws -> [String] {

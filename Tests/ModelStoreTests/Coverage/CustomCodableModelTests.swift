@@ -132,6 +132,7 @@ struct Annotated: StoredModel {
 
 @Suite("Coverage: models with custom init(from:) and encode(to:)")
 struct CustomCodableModelTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: StoreKind.allCases)
     func optionalsOfEveryPrimitiveTypeRoundTripWithExtremeValues(kind: StoreKind) throws {
         let test = try TestStore(kind)
@@ -148,6 +149,7 @@ struct CustomCodableModelTests {
             ])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func optionalsOfEveryPrimitiveTypeReadBackNilFromNull() throws {
         let test = try TestStore()
         try OptionalPrimitives.extremes(1).save(in: test.store)
@@ -158,6 +160,7 @@ struct CustomCodableModelTests {
         #expect(try OptionalPrimitives.find(key: 1, in: test.store) == OptionalPrimitives(id: 1))
     }
 
+    // SQLite-only: raw SQLite SQL.
     @Test(arguments: [
         ("int8", "128"), ("int16", "-32769"), ("int32", "2147483648"), ("uint", "-1"), ("uint8", "256"), ("uint16", "65536"),
         ("uint32", "4294967296"), ("uint64", "-1"), ("int", "'seven'"), ("int64", "1.5"), ("bool", "2"), ("float", "0.1"),
@@ -174,6 +177,7 @@ struct CustomCodableModelTests {
         #expect(error.key == "id = 1")
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aCustomCodingThatStaysFlatRoundTrips() throws {
         let test = try TestStore()
         let note = FormattedNote(id: 1, format: 0, text: "flat")
@@ -203,6 +207,7 @@ struct CustomCodableModelTests {
         #expect(try FormattedNote.count(in: test.store) == 1)
     }
 
+    // SQLite-only: raw SQLite SQL.
     @Test(arguments: [(1, "text"), (2, "text"), (3, "text"), (4, nil)] as [(Int, String?)])
     func aDecodeThatOpensANestedContainerIsRefusedNamingThePropertyAndRecord(format: Int, column: String?) throws {
         let test = try TestStore()
@@ -217,6 +222,7 @@ struct CustomCodableModelTests {
         #expect(throws: ModelStoreError.self) { try FormattedNote.findAll(in: test.store) }
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aCustomInitSeesTheColumnsAsTheContainersKeys() throws {
         let test = try TestStore()
         try Annotated(id: 1, note: "hello").save(in: test.store)
@@ -232,8 +238,8 @@ struct CustomCodableModelTests {
         #expect(columns == [[.text("id")], [.text("note")]])
     }
 
-    @Test func decodeNilTellsAStoredNullFromAValue() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func decodeNilTellsAStoredNullFromAValue(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Annotated(id: 1, note: nil).save(in: test.store)
         try Annotated(id: 2, note: "set").save(in: test.store)
         let loaded = try Annotated.findAll(in: test.store)
@@ -241,6 +247,7 @@ struct CustomCodableModelTests {
         #expect(loaded.map(\.noteWasNull) == [true, false])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func anExplicitNilFromACustomEncodeStoresNull() throws {
         let test = try TestStore()
         try Annotated(id: 1, note: "first").save(in: test.store)
@@ -251,6 +258,7 @@ struct CustomCodableModelTests {
         #expect(try Annotated.find(key: 1, in: test.store)?.note == nil)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aCustomEncodesOwnErrorIsAnEncodingFailureNamingTheModelAndNothingIsWritten() throws {
         let test = try TestStore()
         try Annotated(id: 1, note: "first").save(in: test.store)
@@ -261,6 +269,7 @@ struct CustomCodableModelTests {
         #expect(try test.rawRows("SELECT note FROM Annotated") == [[.text("first")]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aCustomInitsOwnErrorIsADecodingFailureNamingTheColumnFromItsCodingPath() throws {
         let test = try TestStore()
         try Annotated(id: 1, note: "first").save(in: test.store)

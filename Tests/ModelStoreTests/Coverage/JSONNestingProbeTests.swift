@@ -262,6 +262,7 @@ struct Warren: StoredModel {
 
 @Suite("Coverage: measuring how deeply a JSON property nests")
 struct JSONNestingProbeTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aValueOfEveryPrimitiveTypeRoundTripsAsJSON() throws {
         let test = try TestStore()
         let primitives = EveryPrimitive()
@@ -271,6 +272,7 @@ struct JSONNestingProbeTests {
         #expect(stored == [[.integer(-128), .null]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aValueUsingEveryContainerMethodRoundTripsAsJSON() throws {
         let test = try TestStore()
         let packed = Packed(label: "p")
@@ -290,6 +292,7 @@ struct JSONNestingProbeTests {
             ])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: Burrow.Kind.allCases)
     func containersNestedExactlyToTheLimitAreStoredAndReadBack(kind: Burrow.Kind) throws {
         let test = try TestStore()
@@ -304,9 +307,9 @@ struct JSONNestingProbeTests {
         #expect(NestingLimit.depth(ofJSON: json, limit: 1000) == NestingLimit.maximum)
     }
 
-    @Test(arguments: Burrow.Kind.allCases)
-    func containersNestedOneLevelPastTheLimitAreRefusedAndNothingIsWritten(kind: Burrow.Kind) throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available, Burrow.Kind.allCases)
+    func containersNestedOneLevelPastTheLimitAreRefusedAndNothingIsWritten(_ backend: Backend, kind: Burrow.Kind) throws {
+        let test = try TestStore(backend)
         try Warren(id: 1, burrow: Burrow(kind, depth: 3)).save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) {
             try Warren(id: 1, burrow: Burrow(kind, depth: NestingLimit.maximum + 1)).save(in: test.store)
@@ -318,6 +321,7 @@ struct JSONNestingProbeTests {
         #expect(try Warren.find(key: 1, in: test.store)?.burrow == Burrow(kind, depth: 3))
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func singleValueWrappersInsideJSONRoundTripAndCountTowardTheLimit() throws {
         let test = try TestStore()
         try Warren(id: 1, dolls: [Matryoshka(layers: 8, core: 5), Matryoshka(layers: 0, core: 6)]).save(in: test.store)
@@ -333,9 +337,9 @@ struct JSONNestingProbeTests {
         #expect(try test.rawRows("SELECT dolls FROM Warren") == [[.text("[5,6]")]])
     }
 
-    @Test(arguments: [0, 1, 2])
-    func aNestedTypesOwnEncodingErrorInsideJSONIsRefusedNamingTheProperty(shape: Int) throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available, [0, 1, 2])
+    func aNestedTypesOwnEncodingErrorInsideJSONIsRefusedNamingTheProperty(_ backend: Backend, shape: Int) throws {
+        let test = try TestStore(backend)
         try Warren(id: 1, gauges: [Gauge(4, shape: shape)]).save(in: test.store)
         #expect(try Warren.find(key: 1, in: test.store)?.gauges == [Gauge(4, shape: shape)])
         let error = try #require(throws: ModelStoreError.self) {
@@ -348,6 +352,7 @@ struct JSONNestingProbeTests {
         #expect(try Warren.find(key: 1, in: test.store)?.gauges == [Gauge(4, shape: shape)])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func typesInsideJSONThatConsultTheEncoderSeeNoUserInfoAndAnEmptyPath() throws {
         let test = try TestStore()
         try Warren(id: 1, climate: [Temperature(celsius: 20)], percents: [Percent(50)]).save(in: test.store)

@@ -18,8 +18,10 @@ struct LoadingRelationshipsFormsTests {
         return (bare[0], bare[1])
     }
 
-    @Test func theCompletionFormFillsOneModelsRelationshipsAndKeepsItsOwnValues() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theCompletionFormFillsOneModelsRelationshipsAndKeepsItsOwnValues(_ backend: Backend)
+        async throws
+    {
+        let test = try TestStore(backend)
         var (rockets, _) = try synchronously { try twoBareTeams(test) }
         rockets.name = "Renamed here, not stored"
         let result: Result<Team, ModelStoreError> = await withCheckedContinuation { continuation in
@@ -32,8 +34,8 @@ struct LoadingRelationshipsFormsTests {
         #expect(loaded.players?.first?.team?.id == 1)
     }
 
-    @Test func theCompletionFormHonoursTheLoadOptions() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theCompletionFormHonoursTheLoadOptions(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let (rockets, _) = try synchronously { try twoBareTeams(test) }
         let result: Result<Team, ModelStoreError> = await withCheckedContinuation { continuation in
             rockets.loadingRelationships(.only("coach"), in: test.store) { continuation.resume(returning: $0) }
@@ -43,8 +45,8 @@ struct LoadingRelationshipsFormsTests {
         #expect(loaded.players == nil)
     }
 
-    @Test func theCompletionFormDeliversAnInvalidPathAsAFailure() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theCompletionFormDeliversAnInvalidPathAsAFailure(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let (rockets, comets) = try synchronously { try twoBareTeams(test) }
         let one: Result<Team, ModelStoreError> = await withCheckedContinuation { continuation in
             rockets.loadingRelationships(.only("players.agent"), in: test.store) { continuation.resume(returning: $0) }
@@ -61,8 +63,10 @@ struct LoadingRelationshipsFormsTests {
         #expect(arrayError.column == "mascot")
     }
 
-    @Test func theArrayCompletionFormFillsEachModelWithItsOwnRelationshipsInOrder() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theArrayCompletionFormFillsEachModelWithItsOwnRelationshipsInOrder(_ backend: Backend)
+        async throws
+    {
+        let test = try TestStore(backend)
         let (rockets, comets) = try synchronously { try twoBareTeams(test) }
         let result: Result<[Team], ModelStoreError> = await withCheckedContinuation { continuation in
             Team.loadingRelationships(of: [comets, rockets, comets], in: test.store) { continuation.resume(returning: $0) }
@@ -73,8 +77,9 @@ struct LoadingRelationshipsFormsTests {
         #expect(loaded.map { $0.coach?.id } == [nil, 7, nil])
     }
 
-    @Test func theArrayAsyncFormFillsEachModelWithItsOwnRelationshipsInOrder() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theArrayAsyncFormFillsEachModelWithItsOwnRelationshipsInOrder(_ backend: Backend) async throws
+    {
+        let test = try TestStore(backend)
         let (rockets, comets) = try synchronously { try twoBareTeams(test) }
         let loaded = try await Team.loadingRelationships(of: [rockets, comets], in: test.store)
         #expect(loaded.map(\.name) == ["Rockets", "Comets"])
@@ -86,15 +91,15 @@ struct LoadingRelationshipsFormsTests {
         #expect(try await Team.loadingRelationships(of: [], in: test.store).isEmpty)
     }
 
-    @Test func theArrayAsyncFormDeliversAnInvalidPathAsAnError() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theArrayAsyncFormDeliversAnInvalidPathAsAnError(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let (rockets, _) = try synchronously { try twoBareTeams(test) }
         let code = await asyncErrorCode { _ = try await Team.loadingRelationships(of: [rockets], .only("players.agent"), in: test.store) }
         #expect(code == .invalidQuery)
     }
 
-    @Test func loadingNothingReturnsTheModelsAsTheyAreInEveryForm() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func loadingNothingReturnsTheModelsAsTheyAreInEveryForm(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let (rockets, comets) = try synchronously { try twoBareTeams(test) }
         #expect(try await rockets.loadingRelationships(.none, in: test.store) == rockets)
         #expect(try await Team.loadingRelationships(of: [rockets, comets], .none, in: test.store) == [rockets, comets])
@@ -105,8 +110,8 @@ struct LoadingRelationshipsFormsTests {
         #expect(try viaCompletion.get() == [rockets])
     }
 
-    @Test func aModelWhoseRecordIsNotStoredLoadsNoRelatedRecords() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aModelWhoseRecordIsNotStoredLoadsNoRelatedRecords(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         _ = try synchronously { try twoBareTeams(test) }
         let stranger = Team(id: 99, name: "Not stored")
         let loaded = try await stranger.loadingRelationships(in: test.store)

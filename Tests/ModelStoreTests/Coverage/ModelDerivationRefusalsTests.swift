@@ -125,6 +125,7 @@ struct NeedsName: StoredModel {
 
 @Suite("Coverage: models whose table cannot be derived, and unusual spellings that can")
 struct ModelDerivationRefusalsTests {
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func aModelThatDecodesFromASingleValueIsAnInvalidModelAndNoTableIsMade() throws {
         let test = try TestStore()
         let error = try #require(throws: ModelStoreError.self) { try SingleValueModel(id: 1).save(in: test.store) }
@@ -136,16 +137,18 @@ struct ModelDerivationRefusalsTests {
         #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE name = 'SingleValueModel'") == [])
     }
 
-    @Test func aModelThatDecodesFromAListIsAnInvalidModel() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aModelThatDecodesFromAListIsAnInvalidModel(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try UnkeyedModel(id: 1).save(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "UnkeyedModel")
         #expect(error.message.contains("does not decode from a keyed container"))
     }
 
-    @Test func aModelWhoseInitOpensANestedListOrSuperDecoderIsAnInvalidModelNamingTheKey() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aModelWhoseInitOpensANestedListOrSuperDecoderIsAnInvalidModelNamingTheKey(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         let list = try #require(throws: ModelStoreError.self) { try ListInInit(id: 1).save(in: test.store) }
         #expect(list.code == .invalidModel)
         #expect(list.model == "ListInInit")
@@ -160,8 +163,10 @@ struct ModelDerivationRefusalsTests {
         #expect(named.column == "body")
     }
 
-    @Test func aModelWhoseInitRejectsTheStandInValuesIsAnInvalidModelNamingTheProperty() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aModelWhoseInitRejectsTheStandInValuesIsAnInvalidModelNamingTheProperty(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try PickyModel.count(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "PickyModel")
@@ -169,8 +174,8 @@ struct ModelDerivationRefusalsTests {
         #expect(error.message.contains("no code"))
     }
 
-    @Test func aPropertyTypeThatRejectsEveryStandInIsAnInvalidModelSuggestingAFix() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aPropertyTypeThatRejectsEveryStandInIsAnInvalidModelSuggestingAFix(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try NeedsName.findAll(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "NeedsName")
@@ -180,6 +185,7 @@ struct ModelDerivationRefusalsTests {
         #expect(error.suggestion?.contains("Optional") == true)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func anOptionalDecodedWithDecodeRatherThanDecodeIfPresentIsANullableColumn() throws {
         let test = try TestStore()
         try SpelledOptional(id: 1, note: nil).save(in: test.store)

@@ -10,8 +10,8 @@ struct NonOptionalAggregateFormsTests {
         await withCheckedContinuation { continuation in call { continuation.resume(returning: $0) } }
     }
 
-    @Test func minAndMaxOfANonOptionalPropertyAgreeInEveryForm() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func minAndMaxOfANonOptionalPropertyAgreeInEveryForm(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let store = test.store
         _ = try synchronously { try Snack.save([7, 3, 11, 5].map { Snack(snackId: $0, name: "s\($0)") }, in: store) }
         let all = Snack.all()
@@ -26,8 +26,10 @@ struct NonOptionalAggregateFormsTests {
         #expect(try await delivered { filtered.max(\.snackId, in: store, completion: $0) }.get() == 5)
     }
 
-    @Test func minAndMaxOfANonOptionalPropertyAreNilWhenNothingMatchesInEveryForm() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func minAndMaxOfANonOptionalPropertyAreNilWhenNothingMatchesInEveryForm(_ backend: Backend)
+        async throws
+    {
+        let test = try TestStore(backend)
         let store = test.store
         try synchronously { try Snack(snackId: 1).save(in: store) }
         let none = Snack.filter(\.snackId > 100)
@@ -36,8 +38,8 @@ struct NonOptionalAggregateFormsTests {
         #expect(try await delivered { none.max(\.snackId, in: store, completion: $0) }.get() == nil)
     }
 
-    @Test func theCompletionFormsDeliverAFailedQueryAsAFailure() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theCompletionFormsDeliverAFailedQueryAsAFailure(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let store = test.store
         try synchronously { try Snack(snackId: 1).save(in: store) }
         let broken = Snack.filter(Column("nope") == 1)

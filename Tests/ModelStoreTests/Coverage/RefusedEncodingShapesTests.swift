@@ -138,6 +138,7 @@ struct NestedWriter: StoredModel, Equatable {
 
 @Suite("Coverage: encodings a model's row cannot hold")
 struct RefusedEncodingShapesTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: [1, 2])
     func aModelThatEncodesAnythingButAKeyedContainerIsRefusedAndNothingIsWritten(shape: Int) throws {
         let test = try TestStore()
@@ -151,6 +152,7 @@ struct RefusedEncodingShapesTests {
         #expect(try ShapeShifter.count(in: test.store) == 1)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: [1, 2])
     func aKeyTheInitNeverReadsIsRefusedNamingItAndNothingIsWritten(mode: Int) throws {
         let test = try TestStore()
@@ -164,6 +166,7 @@ struct RefusedEncodingShapesTests {
         #expect(try test.rawRows("SELECT id, mode FROM ExtraKeyWriter") == [[.integer(1), .integer(0)]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aSingleValueTypeThatEncodesNoValueIsRefusedNamingTheProperty() throws {
         let test = try TestStore()
         try test.rawExecute("CREATE TABLE HoldsMute (id INTEGER PRIMARY KEY NOT NULL, mute TEXT)")
@@ -177,8 +180,10 @@ struct RefusedEncodingShapesTests {
         #expect(try test.rawRows("SELECT mute FROM HoldsMute") == [[.text("said")]])
     }
 
-    @Test func writingOnIntoARefusedNestedContainerStillRefusesTheSaveNamingTheProperty() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func writingOnIntoARefusedNestedContainerStillRefusesTheSaveNamingTheProperty(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         let kept = NestedWriter(id: 1, body: "kept", nests: false)
         try kept.save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) {

@@ -43,8 +43,8 @@ private struct CovQuiet: StoredModel, SaveCallbacks, DeleteCallbacks, Equatable 
 /// Every form of the relationship conditions (non-optional to-many, sets, optional arrays,
 /// to-one `any`/`none`), `RelatedCount`'s operators, and the lifecycle's defaults.
 @Suite struct RelatedFormsAndLifecycleDefaultsTests {
-    private func store() throws -> TestStore {
-        let test = try TestStore()
+    private func store(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(backend)
         var north = CovShelf(
             id: 1, label: "north", books: [CovBook(id: 1, title: "A"), CovBook(id: 2, title: "B")], tags: ["x"], notes: ["n"], codes: [1])
         north.sign = CovSign(id: 1, text: "N")
@@ -53,8 +53,9 @@ private struct CovQuiet: StoredModel, SaveCallbacks, DeleteCallbacks, Equatable 
         return test
     }
 
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func everyRelatedConditionFormSelectsTheRightRecords() throws {
-        let test = try store()
+        let test = try store(.sqlite)
         let ids = { (condition: Condition<CovShelf>) in try CovShelf.findAll(where: condition, loading: .none, in: test.store).map(\.id) }
         #expect(try ids(.any(\.books)) == [1])
         #expect(try ids(.any(\.books, \.title == "B")) == [1])
@@ -79,6 +80,7 @@ private struct CovQuiet: StoredModel, SaveCallbacks, DeleteCallbacks, Equatable 
         #expect(try CovBook.findAll(where: .any(\.shelf, \.label == "north"), in: test.store).count == 2)
     }
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func callbacksAModelDoesNotImplementDoNothing() throws {
         let test = try TestStore()
         let given = Date(timeIntervalSince1970: 0)

@@ -79,6 +79,7 @@ struct PointsAtMisKeyed: StoredModel {
 
 @Suite("Coverage: @Related coded as a plain value, and declarations that name no stored property")
 struct RelatedWrapperCodingTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aRelatedWrapperCodedThroughAGenericHelperSavesAndLoadsItsLink() throws {
         let test = try TestStore()
         try Dog(id: 1, name: "Rex", kennel: Kennel(id: 5, name: "North")).save(in: test.store)
@@ -91,6 +92,7 @@ struct RelatedWrapperCodingTests {
         #expect(try Dog.find(key: 1, loading: .none, in: test.store)?.kennel == nil)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func anEmptyRelatedWrapperCodedThroughAGenericHelperLeavesTheStoredLinkAlone() throws {
         let test = try TestStore()
         try Dog(id: 1, name: "Rex", kennel: Kennel(id: 5)).save(in: test.store)
@@ -102,8 +104,8 @@ struct RelatedWrapperCodingTests {
         #expect(try Kennel.find(key: 5, in: test.store)?.dogs == [])
     }
 
-    @Test func aRelatedWrapperCodedThroughAGenericHelperMovesToAnotherTarget() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aRelatedWrapperCodedThroughAGenericHelperMovesToAnotherTarget(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Dog(id: 1, kennel: Kennel(id: 5)).save(in: test.store)
         try Dog(id: 1, kennel: Kennel(id: 6, name: "South")).save(in: test.store)
         #expect(try Dog.find(key: 1, in: test.store)?.kennel?.name == "South")
@@ -145,8 +147,8 @@ struct RelatedWrapperCodingTests {
         #expect(changed == Related())
     }
 
-    @Test func aRelationshipDeclaredOnAComputedPropertyIsAnInvalidModel() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aRelationshipDeclaredOnAComputedPropertyIsAnInvalidModel(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try ComputedLink(id: 1).save(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "ComputedLink")
@@ -154,8 +156,9 @@ struct RelatedWrapperCodingTests {
         #expect(throws: ModelStoreError.self) { try ComputedLink.findAll(in: test.store) }
     }
 
-    @Test func aRelationshipToAModelWhosePrimaryKeyNamesNoPropertyIsAnInvalidModel() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aRelationshipToAModelWhosePrimaryKeyNamesNoPropertyIsAnInvalidModel(_ backend: Backend) throws
+    {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try PointsAtMisKeyed(id: 1).save(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "MisKeyed")

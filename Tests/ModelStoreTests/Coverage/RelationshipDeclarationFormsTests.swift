@@ -83,6 +83,7 @@ struct Performer: StoredModel, Equatable {
 
 @Suite("Coverage: every form of relationship declaration")
 struct RelationshipDeclarationFormsTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aNonOptionalToManyArraySavesItsTargetsAndLinksThemThroughTheirForeignKey() throws {
         let test = try TestStore()
         try Shelf(id: 1, label: "fiction", volumes: [Volume(id: 2, title: "B"), Volume(id: 1, title: "A")]).save(in: test.store)
@@ -99,6 +100,7 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Shelf.find(key: 1, loading: .none, in: test.store)?.volumes == [])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func anEmptyNonOptionalToManyArrayUnlinksEveryStoredTargetAndKeepsTheRecords() throws {
         let test = try TestStore()
         try Shelf(id: 1, volumes: [Volume(id: 1), Volume(id: 2)]).save(in: test.store)
@@ -110,8 +112,8 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Volume.count(in: test.store) == 2)
     }
 
-    @Test func theToOneSideOfANonOptionalArrayLinksAndMovesItsRecord() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theToOneSideOfANonOptionalArrayLinksAndMovesItsRecord(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Shelf(id: 1, label: "one").save(in: test.store)
         try Shelf(id: 2, label: "two").save(in: test.store)
         var volume = Volume(id: 5, title: "moved")
@@ -126,6 +128,7 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Volume.find(key: 5, in: test.store)?.title == "moved")
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aOneWayNonOptionalArrayIsStoredInAJoinTableAndIsTheCompleteSet() throws {
         let test = try TestStore()
         try Playlist(id: 1, songs: [Song(id: 3, title: "c"), Song(id: 1, title: "a")]).save(in: test.store)
@@ -140,8 +143,8 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Song.count(in: test.store) == 3)
     }
 
-    @Test func aOneWayOptionalArrayKeepsItsLinksWhenNilAndReplacesThemWhenSet() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aOneWayOptionalArrayKeepsItsLinksWhenNilAndReplacesThemWhenSet(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Album(id: 1, tracks: [Song(id: 1), Song(id: 2)]).save(in: test.store)
         try Album(id: 1, tracks: nil).save(in: test.store)
         #expect(try Set(Album.find(key: 1, in: test.store)?.tracks?.map(\.id) ?? []) == [1, 2])
@@ -152,8 +155,9 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Song.count(in: test.store) == 3)
     }
 
-    @Test func aManyToManyBetweenANonOptionalAndAnOptionalArrayLinksFromEitherSide() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aManyToManyBetweenANonOptionalAndAnOptionalArrayLinksFromEitherSide(_ backend: Backend) throws
+    {
+        let test = try TestStore(backend)
         try Student(id: 1, name: "Ada", courses: [Course(id: 10, title: "Maths"), Course(id: 11, title: "Logic")]).save(in: test.store)
         #expect(try Set(Student.find(key: 1, in: test.store)?.courses.map(\.id) ?? []) == [10, 11])
         #expect(try Course.find(key: 10, in: test.store)?.students?.map(\.name) == ["Ada"])
@@ -167,8 +171,8 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Course.count(in: test.store) == 3)
     }
 
-    @Test func aManyToManyBetweenTwoNonOptionalArraysLinksAndUnlinks() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aManyToManyBetweenTwoNonOptionalArraysLinksAndUnlinks(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Ensemble(id: 1, name: "Loud", members: [Performer(id: 7, name: "Kim")]).save(in: test.store)
         try Ensemble(id: 2, name: "Quiet").save(in: test.store)
         #expect(try Ensemble.find(key: 1, in: test.store)?.members.map(\.name) == ["Kim"])

@@ -75,8 +75,8 @@ extension Lamp: SaveCallbacks, DeleteCallbacks {
         try Event.all().order(.ascending(\.id)).findAll(in: store).map(\.what)
     }
 
-    @Test func saveCallbacksRunAroundEveryWritePathInTheWritesTransaction() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func saveCallbacksRunAroundEveryWritePathInTheWritesTransaction(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         try Lamp(id: 1, lit: true).save(in: store)
         #expect(try events(store) == ["willSave lamp 1", "didSave lamp 1 inserted"])
@@ -95,8 +95,10 @@ extension Lamp: SaveCallbacks, DeleteCallbacks {
             ])
     }
 
-    @Test func aGraphSaveCallsTheCallbacksOfEveryWrittenModelAndCanCallBackIntoTheStore() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aGraphSaveCallsTheCallbacksOfEveryWrittenModelAndCanCallBackIntoTheStore(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         let store = test.store
         var fort = Fort(id: 1, name: "Keep")
         fort.guards = [Sentry(id: 1, name: "Ann"), Sentry(id: 2, name: "Bo")]
@@ -107,8 +109,8 @@ extension Lamp: SaveCallbacks, DeleteCallbacks {
             ])
     }
 
-    @Test func aThrowingWillSaveAbortsTheWholeCall() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aThrowingWillSaveAbortsTheWholeCall(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         let batch = [Sentry(id: 1, name: "Ann"), Sentry(id: 2, name: "veto"), Sentry(id: 3, name: "Cy")]
         let error = #expect(throws: ModelStoreError.self) { _ = try Sentry.save(batch, in: store) }
@@ -127,8 +129,8 @@ extension Lamp: SaveCallbacks, DeleteCallbacks {
         #expect(try events(store).isEmpty)
     }
 
-    @Test func deleteCallbacksRunForEveryDeletedRecordCascadesIncluded() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func deleteCallbacksRunForEveryDeletedRecordCascadesIncluded(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         var fort = Fort(id: 1, name: "Keep")
         fort.guards = [Sentry(id: 1, name: "Ann"), Sentry(id: 2, name: "Bo")]
@@ -160,8 +162,8 @@ extension Lamp: SaveCallbacks, DeleteCallbacks {
             ])
     }
 
-    @Test func aThrowingWillDeleteKeepsEveryRecord() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aThrowingWillDeleteKeepsEveryRecord(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         var fort = Fort(id: 1, name: "Keep")
         fort.guards = [Sentry(id: 1, name: "Ann"), Sentry(id: 2, name: "keep")]
@@ -175,6 +177,7 @@ extension Lamp: SaveCallbacks, DeleteCallbacks {
         #expect(try events(store).isEmpty)
     }
 
+    // SQLite only until PostgreSQL answers the same: writes submitted side by side fail with .busy (could not serialize access) instead of waiting their turn.
     @Test func callbacksRunInTheAsyncAndCompletionFormsWithoutDeadlock() async throws {
         let test = try TestStore()
         let store = test.store

@@ -63,8 +63,8 @@ private struct BadStamp: StoredModel {
 
     /// Every write path refuses an invalid model with `.validationFailed` naming model, key and
     /// property, keeping the model's own error; the store is left exactly as it was.
-    @Test func everyWritePathValidatesAndWritesNothingOnRefusal() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func everyWritePathValidatesAndWritesNothingOnRefusal(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         try member(1).save(in: store)
         let before = try Member.findAll(in: store)
@@ -102,8 +102,8 @@ private struct BadStamp: StoredModel {
         #expect(email?.key == "id = 9")
     }
 
-    @Test func aBatchOfTenThousandWithOneInvalidElementWritesNothingAndNamesIt() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aBatchOfTenThousandWithOneInvalidElementWritesNothingAndNamesIt(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var batch = (1...10_000).map { member(Int64($0)) }
         batch[6_789].age = 151
         let error = #expect(throws: ModelStoreError.self) { _ = try Member.save(batch, in: test.store) }
@@ -114,8 +114,8 @@ private struct BadStamp: StoredModel {
         #expect(try Member.count(in: test.store) == 0)
     }
 
-    @Test func aGraphSaveValidatesRelatedModelsAndWritesNothingOnRefusal() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aGraphSaveValidatesRelatedModelsAndWritesNothingOnRefusal(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var guild = Guild(id: 1, name: "North")
         guild.knights = [Knight(id: 1, name: "Ann"), Knight(id: 2, name: "")]
         let error = #expect(throws: ModelStoreError.self) { try guild.save(in: test.store) }
@@ -127,8 +127,8 @@ private struct BadStamp: StoredModel {
         #expect(try Knight.count(in: test.store) == 0)
     }
 
-    @Test func timestampsAreSetOnInsertAndMoveOnlyWhenSomethingChanges() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func timestampsAreSetOnInsertAndMoveOnlyWhenSomethingChanges(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         let start = Date()
         try member(1).save(in: store)
@@ -170,8 +170,8 @@ private struct BadStamp: StoredModel {
         }
     }
 
-    @Test func oneTransactionStampsEveryRecordWithOneDate() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func oneTransactionStampsEveryRecordWithOneDate(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         _ = try Member.save((1...500).map { member(Int64($0)) }, in: store)
         let dates = Set(try Member.findAll(in: store).map(\.updatedAt))
@@ -194,8 +194,8 @@ private struct BadStamp: StoredModel {
         #expect(try Knight.findAll(in: store).allSatisfy { $0.updatedAt == stamped })
     }
 
-    @Test func aCreationDateTheModelCarriesIsKept() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aCreationDateTheModelCarriesIsKept(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var imported = member(1)
         imported.createdAt = Date(timeIntervalSince1970: 1_000_000)
         try imported.save(in: test.store)
@@ -204,15 +204,15 @@ private struct BadStamp: StoredModel {
         #expect(stored.updatedAt != stored.createdAt)
     }
 
-    @Test func aTimestampMustNameAStoredDateProperty() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aTimestampMustNameAStoredDateProperty(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = #expect(throws: ModelStoreError.self) { try BadStamp(id: Date(), name: "x").save(in: test.store) }
         #expect(error?.code == .invalidModel)
         #expect(error?.column == "id")
     }
 
-    @Test func asyncAndCompletionFormsValidateToo() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func asyncAndCompletionFormsValidateToo(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let store = test.store
         let bad = Member(id: 1, name: "x", age: 999)
         let viaAsync = await #expect(throws: ModelStoreError.self) { try await bad.save(in: store) }

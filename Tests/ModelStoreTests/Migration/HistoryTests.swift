@@ -3,6 +3,7 @@ import ModelStoreCSQLite
 import Testing
 @testable import ModelStore
 
+// SQLite-only: migrations throw .unsupported on PostgreSQL.
 /// A model history with relationships, v1 → v2 (declared renames) → v3 (steps): every
 /// record's values checked after each version, through the models and on disk.
 @Suite("Migrations: a v1 → v2 → v3 history")

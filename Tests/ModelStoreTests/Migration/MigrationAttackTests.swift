@@ -456,6 +456,7 @@ private enum TreeV2 {
     }
 }
 
+// SQLite-only: migrations throw .unsupported on PostgreSQL.
 @Suite("Migrations: attacks")
 struct MigrationAttackTests {
     private let directory: URL

@@ -4,6 +4,7 @@ import ReliabilityFixtures
 import Testing
 @testable import ModelStore
 
+// SQLite-only: migrations throw .unsupported on PostgreSQL.
 /// Migrations against other processes: two racing to migrate one file, and one killed at
 /// random moments in the middle of migrating.
 @Suite("Migrations: several processes, and kills")

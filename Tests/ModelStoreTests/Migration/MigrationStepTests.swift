@@ -33,6 +33,7 @@ private struct StepFailure: Error, CustomStringConvertible {
     var description: String { "the step gave up" }
 }
 
+// SQLite-only: migrations throw .unsupported on PostgreSQL.
 @Suite("Migrations: versioned steps")
 struct MigrationStepTests {
     private let directory: URL

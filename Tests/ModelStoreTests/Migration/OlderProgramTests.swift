@@ -17,6 +17,7 @@ private struct TitledNote: StoredModel, Equatable {
     static let tableName = "Note"
 }
 
+// SQLite-only: migrations throw .unsupported on PostgreSQL.
 /// A file migrated by one version's steps, opened by a program whose list differs — an
 /// older version with no steps at all included. Its models would read `nil` for columns it
 /// does not know and write into a schema it never saw: the file is refused before anything

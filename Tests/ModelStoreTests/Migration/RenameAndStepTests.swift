@@ -219,6 +219,7 @@ private enum Shop15 {
     }
 }
 
+// SQLite-only: migrations and renames throw .unsupported on PostgreSQL.
 @Suite("Migrations: a rename and a step in one release")
 struct RenameAndStepTests {
     private let directory: URL

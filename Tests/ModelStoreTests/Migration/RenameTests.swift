@@ -58,6 +58,7 @@ private struct EmptyFormerName: StoredModel {
     static let formerNames: [FormerName<EmptyFormerName>] = [.table(from: "")]
 }
 
+// SQLite-only: declared renames throw .unsupported on PostgreSQL.
 @Suite("Migrations: declared renames")
 struct RenameTests {
     @Test func aTableAndAColumnRenamedTwiceAreFoundUnderTheirOldestNames() throws {

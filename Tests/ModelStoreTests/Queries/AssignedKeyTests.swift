@@ -46,7 +46,7 @@ private struct TextKey: StoredModel {
 
 /// Keys SQLite assigns (`var id: Int64?` saved as nil) and saves that return the stored record.
 @Suite struct AssignedKeyTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func aNilKeyIsAssignedAndHandedBack(_ kind: StoreKind) throws {
         let test = try TestStore(kind)
         let first = try Memo(id: nil, text: "one").saved(in: test.store)
@@ -61,8 +61,8 @@ private struct TextKey: StoredModel {
         #expect(try Memo.find(key: 2, in: test.store)?.text == "two")
     }
 
-    @Test func batchesReturnTheAssignedKeysInOrderAndNeverMergeKeylessElements() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func batchesReturnTheAssignedKeysInOrderAndNeverMergeKeylessElements(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Memo(id: 10, text: "ten").save(in: test.store)
         let outcome = try Memo.save(
             [Memo(id: nil, text: "a"), Memo(id: 10, text: "ten again"), Memo(id: nil, text: "a"), Memo(id: nil, text: "c")], in: test.store)
@@ -72,8 +72,8 @@ private struct TextKey: StoredModel {
         #expect(try Memo.findAll(where: \.text == "a", in: test.store).map(\.id) == [11, 12])
     }
 
-    @Test func savedReturnsMergedValuesInOneStatement() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func savedReturnsMergedValuesInOneStatement(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack(snackId: 1, name: "Pocky", taste: "sweet", price: 1).save(in: test.store)
         test.resetSQL()
         let merged = try Snack(snackId: 1, price: 2).saved(in: test.store)
@@ -89,6 +89,7 @@ private struct TextKey: StoredModel {
         #expect(cleared.name == "Pocky")
     }
 
+    // SQLite only until PostgreSQL answers the same: a key assigned after a unique-index merge skips the values the sequence spent (got [1, 5], SQLite [1, 2]).
     @Test func aUniqueIndexStillFindsTheRecordOfAKeylessModel() throws {
         let test = try TestStore()
         let ann = try Account(id: nil, email: "ann@example.org", name: "Ann").saved(in: test.store)
@@ -105,8 +106,8 @@ private struct TextKey: StoredModel {
         #expect(duplicate?.code == .alreadyExists)
     }
 
-    @Test func insertAssignsAndUpdateAndDeleteRefuseAKeylessModel() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func insertAssignsAndUpdateAndDeleteRefuseAKeylessModel(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Memo(id: nil, text: "x").insert(in: test.store)
         #expect(try Memo.find(key: 1, in: test.store)?.text == "x")
         let update = #expect(throws: ModelStoreError.self) { try Memo(id: nil, text: "y").update(in: test.store) }
@@ -115,8 +116,8 @@ private struct TextKey: StoredModel {
         #expect(try Memo.all().count(in: test.store) == 1)
     }
 
-    @Test func aGraphOfKeylessModelsIsLinkedByTheAssignedKeys() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aGraphOfKeylessModelsIsLinkedByTheAssignedKeys(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var folder = Folder(id: nil, name: "Inbox")
         folder.files = [Document(id: nil, title: "a"), Document(id: nil, title: "b")]
         let stored = try folder.saved(in: test.store)
@@ -136,8 +137,8 @@ private struct TextKey: StoredModel {
         #expect(missing?.code == .notFound)
     }
 
-    @Test func onlyOneIntegerKeyMayBeOptional() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func onlyOneIntegerKeyMayBeOptional(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let composite = #expect(throws: ModelStoreError.self) { try PairKey(a: nil, b: 1).save(in: test.store) }
         #expect(composite?.code == .invalidModel)
         let text = #expect(throws: ModelStoreError.self) { try TextKey(code: nil).save(in: test.store) }
@@ -145,6 +146,7 @@ private struct TextKey: StoredModel {
         #expect(text?.column == "code")
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func twoStoresOnOneFileAssignDistinctKeysToEveryKeylessSave() throws {
         let test = try TestStore(.file)
         let path = try #require(test.store.path)
@@ -163,8 +165,8 @@ private struct TextKey: StoredModel {
         for id in keys.current.prefix(20) { #expect(try Memo.find(key: id, in: other) != nil) }
     }
 
-    @Test func everyCallForm() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func everyCallForm(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let viaAsync = try await Memo(id: nil, text: "async").saved(in: test.store)
         #expect(viaAsync.id == 1)
         let viaCompletion: Memo = try await withCheckedThrowingContinuation { continuation in

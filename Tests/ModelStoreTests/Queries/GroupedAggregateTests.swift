@@ -23,8 +23,8 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
 /// Group by one or more properties with count, sum, average, min and max; HAVING, ordered
 /// and limited; one statement; typed rows.
 @Suite struct GroupedAggregateTests {
-    private func snacks() throws -> TestStore {
-        let test = try TestStore()
+    private func snacks(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(backend)
         try Snack.save(
             [
                 Snack(snackId: 1, name: "a", taste: "sweet", size: 1, price: 2),
@@ -37,8 +37,9 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         return test
     }
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
     @Test func groupsByOnePropertyWithEveryAggregate() throws {
-        let test = try snacks()
+        let test = try snacks(.sqlite)
         test.resetSQL()
         let stats = try Snack.all().grouped(by: \.taste)
             .findAll(as: TasteStats.self, .count(), .sum(\.price, as: "total"), .min(\.price, as: "cheapest"), in: test.store)
@@ -62,8 +63,9 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         #expect(averages.first?.dearest == 3)
     }
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
     @Test func havingOrderAndLimitSelectGroups() throws {
-        let test = try snacks()
+        let test = try snacks(.sqlite)
         let busy = try Snack.all().grouped(by: \.taste).having(Aggregate.count() >= 2)
             .findAll(as: TasteCount.self, .count(), in: test.store)
         #expect(busy.map(\.taste) == ["sweet"])
@@ -81,16 +83,16 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         #expect(page2.map(\.taste) == ["sour", "sweet"])
     }
 
-    @Test func groupsBySeveralProperties() throws {
-        let test = try snacks()
+    @Test(arguments: Backend.available) func groupsBySeveralProperties(_ backend: Backend) throws {
+        let test = try snacks(backend)
         let counts = try Snack.all().grouped(by: \.taste, \.size).having(Aggregate.count() > 0)
             .findAll(as: TasteSizeCount.self, .count(), in: test.store)
         #expect(counts.count == 5)
         #expect(counts.first { $0.taste == "sweet" && $0.size == 1 }?.count == 2)
     }
 
-    @Test func refusesRowsAndOrderingsThatDoNotFitTheGroups() throws {
-        let test = try snacks()
+    @Test(arguments: Backend.available) func refusesRowsAndOrderingsThatDoNotFitTheGroups(_ backend: Backend) throws {
+        let test = try snacks(backend)
         test.resetSQL()
         let unknown = #expect(throws: ModelStoreError.self) {
             _ = try Snack.all().grouped(by: \.taste).findAll(as: TasteStats.self, .count(), in: test.store)
@@ -110,8 +112,8 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         #expect(!test.sql.contains { $0.contains("GROUP BY") })
     }
 
-    @Test func everyCallForm() async throws {
-        let test = try snacks()
+    @Test(arguments: Backend.available) func everyCallForm(_ backend: Backend) async throws {
+        let test = try snacks(backend)
         let viaAsync = try await Snack.all().grouped(by: \.taste).findAll(
             as: TasteSizeCount.self, .count(), .max(\.size, as: "size"), in: test.store)
         #expect(viaAsync.count == 4)
@@ -123,8 +125,8 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         #expect(viaCompletion == viaAsync)
     }
 
-    @Test func groupsAcrossARelationshipCondition() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func groupsAcrossARelationshipCondition(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var team = Team(id: 1, name: "Rockets")
         team.players = [Player(id: 1, name: "Ann"), Player(id: 2, name: "Ann"), Player(id: 3, name: "Bo")]
         try team.save(in: test.store)

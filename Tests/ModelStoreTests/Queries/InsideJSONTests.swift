@@ -24,8 +24,8 @@ private struct Gig: StoredModel, Equatable {
     private let opened = Date(timeIntervalSince1970: 1_700_000_000.25)
     private let venueID = UUID()
 
-    private func gigs() throws -> TestStore {
-        let test = try TestStore()
+    private func gigs(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(backend)
         try Gig.save(
             [
                 Gig(
@@ -39,8 +39,9 @@ private struct Gig: StoredModel, Equatable {
         return test
     }
 
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func anArrayContainsAnElementNotASubstring() throws {
-        let test = try gigs()
+        let test = try gigs(.sqlite)
         #expect(try Gig.findAll(where: .contains(\.tags, "rock"), in: test.store).map(\.id) == [1])
         #expect(try Gig.findAll(where: !.contains(\.tags, "rock"), in: test.store).map(\.id) == [2, 3])
         #expect(try Gig.findAll(where: .contains(\.ratings, 5), in: test.store).map(\.id) == [1, 3])
@@ -50,8 +51,9 @@ private struct Gig: StoredModel, Equatable {
         #expect(try Gig.findAll(where: .contains(\.tags, "rock\"]"), in: test.store).isEmpty)
     }
 
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func aNestedPropertyComparesByKeyPath() throws {
-        let test = try gigs()
+        let test = try gigs(.sqlite)
         test.resetSQL()
         #expect(try Gig.findAll(where: \.venue.city == "Paris", in: test.store).map(\.id) == [1])
         #expect(test.sql.contains { $0.contains("json_extract(\"venue\", '$.\"city\"')") }, "\(test.sql)")
@@ -65,21 +67,23 @@ private struct Gig: StoredModel, Equatable {
         #expect(try Gig.findAll(where: .contains(\.venue.gates, "B"), in: test.store).map(\.id) == [1, 3])
     }
 
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func datesAndUUIDsInsideCompareInTheFormJSONGivesThem() throws {
-        let test = try gigs()
+        let test = try gigs(.sqlite)
         #expect(try Gig.findAll(where: \.venue.opened == opened, in: test.store).map(\.id) == [1])
         #expect(try Gig.findAll(where: \.venue.opened > opened.addingTimeInterval(-1), in: test.store).map(\.id) == [1])
         #expect(try Gig.findAll(where: \.venue.id == venueID, in: test.store).map(\.id) == [2])
     }
 
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func ordersByANestedProperty() throws {
-        let test = try gigs()
+        let test = try gigs(.sqlite)
         #expect(try Gig.order(.ascending(\.venue.city)).findAll(in: test.store).map(\.id) == [2, 3, 1])
         #expect(try Gig.order(.descending(\.venue.capacity)).findAll(in: test.store).map(\.id) == [1, 3, 2])
     }
 
-    @Test func writesAndAggregatesCannotReachInside() throws {
-        let test = try gigs()
+    @Test(arguments: Backend.available) func writesAndAggregatesCannotReachInside(_ backend: Backend) throws {
+        let test = try gigs(backend)
         let update = #expect(throws: ModelStoreError.self) {
             _ = try Gig.all().updateAll(.set(\.venue.city, to: "Rome"), in: test.store)
         }
@@ -92,8 +96,9 @@ private struct Gig: StoredModel, Equatable {
         #expect(notJSON?.code == .invalidQuery)
     }
 
+    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
     @Test func everyCallForm() async throws {
-        let test = try gigs()
+        let test = try gigs(.sqlite)
         #expect(try await Gig.findAll(where: .contains(\.tags, "loud"), in: test.store).map(\.id) == [1])
         let viaCompletion: [Gig] = try await withCheckedThrowingContinuation { continuation in
             Gig.findAll(where: \.venue.city == "Nice", in: test.store) { continuation.resume(with: $0.mapError { $0 as any Error }) }

@@ -4,16 +4,16 @@ import Testing
 
 /// Linking only to related records that exist: `.mustExist` refuses, `.skipMissing` leaves out.
 @Suite struct LinkToExistingTests {
-    @Test func theDefaultStillCreatesTheRelatedRecord() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theDefaultStillCreatesTheRelatedRecord(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var player = Player(id: 1, name: "Ann")
         player.team = Team(id: 9)
         try player.save(in: test.store)
         #expect(try Team.find(key: 9, loading: .none, in: test.store) != nil)
     }
 
-    @Test func mustExistRefusesNamingEveryMissingKeyAndWritesNothing() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func mustExistRefusesNamingEveryMissingKeyAndWritesNothing(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Food(id: 1, name: "Pocky").save(in: test.store)
         var ann = Worker(id: 1, name: "Ann")
         ann.snacks = [Food(id: 1), Food(id: 7), Food(id: 8)]
@@ -29,8 +29,8 @@ import Testing
         #expect(try Food.all().count(in: test.store) == 1)
     }
 
-    @Test func mustExistLinksWithoutWritingTheRelatedValues() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func mustExistLinksWithoutWritingTheRelatedValues(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Team(id: 1, name: "Rockets").save(in: test.store)
         var player = Player(id: 1, name: "Ann")
         player.team = Team(id: 1, name: "Renamed?")
@@ -41,8 +41,8 @@ import Testing
         #expect(try Team.find(key: 1, loading: .none, in: test.store)?.name == "Rockets")
     }
 
-    @Test func skipMissingLinksToThoseThatExistAndLeavesTheRestOut() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func skipMissingLinksToThoseThatExistAndLeavesTheRestOut(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Food.save([Food(id: 1, name: "Pocky"), Food(id: 2, name: "Mochi")], in: test.store)
         var ann = Worker(id: 1, name: "Ann")
         ann.snacks = [Food(id: 1), Food(id: 5), Food(id: 2)]
@@ -62,8 +62,8 @@ import Testing
         #expect(try Team.find(key: 404, loading: .none, in: test.store) == nil)
     }
 
-    @Test func referencesFromTheSideWithoutTheKey() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func referencesFromTheSideWithoutTheKey(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Player.save([Player(id: 1, name: "Ann"), Player(id: 2, name: "Bob")], in: test.store)
         var team = Team(id: 1, name: "Rockets")
         team.players = [Player(id: 1), Player(id: 3)]
@@ -78,8 +78,8 @@ import Testing
         #expect(try Team.find(key: 1, loading: .direct, in: test.store)?.players?.map(\.id) == [1])
     }
 
-    @Test func everyCallForm() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func everyCallForm(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         var player = Player(id: 1, name: "Ann")
         player.team = Team(id: 5)
         await #expect(throws: ModelStoreError.self) { try await player.save(related: .mustExist, in: test.store) }

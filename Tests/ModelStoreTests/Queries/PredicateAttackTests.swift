@@ -187,6 +187,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Arithmetic
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func integerDivisionAndRemainderTruncateAsSwiftDoes() throws {
         let test = try TestStore()
         let rows: [(Int, Int, Double, Double)] = [(-7, 2, 0, 1), (7, -2, 0, 1), (-7, -2, 0, 1), (7, 2, 0, 1), (0, 5, 0, 1), (-1, 3, 0, 1)]
@@ -204,6 +205,7 @@ private func expectRefused<M: StoredModel>(
     // is NULL. `1.0 / 0.0 > 1` is true in Swift (infinity), and NOT (NULL) drops records
     // whose `!(x / y > 1)` is true in Swift (NaN). Expected: evaluate's ids; actual: a
     // different set (wrong answer, silently).
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func floatingPointDivisionByZeroAgreesWithSwift() throws {
         let test = try TestStore()
         let rows: [(Int, Int, Double, Double)] = [(0, 1, 1, 0), (0, 1, -1, 0), (0, 1, 0, 0), (0, 1, 3, 2), (0, 1, 8, 2)]
@@ -218,6 +220,7 @@ private func expectRefused<M: StoredModel>(
     // FINDING: infinity - infinity is NaN in Swift and NULL in SQLite: `!(x - y < 0)` is true
     // in Swift for x = y = .infinity and false in the store; `(x - y) == (x - y)` is false in
     // Swift (NaN) and true in the store (NULL IS NULL).
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func infiniteValuesInArithmeticAgreeWithSwift() throws {
         let test = try TestStore()
         let rows: [(Int, Int, Double, Double)] = [(0, 1, .infinity, .infinity), (0, 1, -.infinity, 1), (0, 1, 2, 1), (0, 1, 1e308, 1e308)]
@@ -233,6 +236,7 @@ private func expectRefused<M: StoredModel>(
     // FINDING: `Float` arithmetic rounds to Float in Swift; SQLite computes in Double, so
     // `f + g == h` (h = f + g computed as Float) is true in Swift and false in the store for
     // f = 0.1, g = 0.2. Wrong answer.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func floatArithmeticRoundsAsFloat() throws {
         let test = try TestStore()
         let pairs: [(Float, Float)] = [(0.1, 0.2), (1, 2), (0.7, 0.1), (1e-3, 3e-3), (16_777_216, 1)]
@@ -249,6 +253,7 @@ private func expectRefused<M: StoredModel>(
 
     // FINDING (trap): `a / b` with a stored b == 0 traps in Swift; the store answers
     // (SQLite's a / 0 is NULL) instead of refusing with `.invalidQuery`.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func integerDivisionByAStoredZeroIsRefused() throws {
         let test = try TestStore()
         _ = try AtkNumber.save(Self.numbers([(6, 0, 0, 1), (6, 3, 0, 1)]), in: test.store)
@@ -261,6 +266,7 @@ private func expectRefused<M: StoredModel>(
     // FINDING (trap): integer overflow traps in Swift (Int.max + 1, -Int.min, Int.min / -1,
     // Int8 100 + 100, UInt8 0 - 1); SQLite turns the value into a REAL (or keeps the wider
     // integer) and the store answers instead of refusing.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func integerOverflowIsRefused() throws {
         let test = try TestStore()
         let records = [
@@ -279,6 +285,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Text
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL text cannot hold NUL (U+0000); saving one throws .encodingFailed.
     @Test func textWithWildcardsNULsAndLongValuesAgrees() throws {
         let test = try TestStore()
         let long = String(repeating: "ab", count: 50_000) + "%end_"
@@ -305,6 +312,7 @@ private func expectRefused<M: StoredModel>(
     // README's caveat (decomposed text) does not cover it: "👍🏽".contains("👍") is false in
     // Swift, true in the store; "🇺🇸🇫🇷".contains("🇸🇫") false / true; "a\r\nb".contains("\r")
     // false / true; "👍🏽x".starts(with: "👍") false / true. Wrong answer.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func graphemeClustersContainAndStartAsSwiftSays() throws {
         let test = try TestStore()
         let names = ["👍🏽", "👍", "🇺🇸🇫🇷", "a\r\nb", "👍🏽x", "👨‍👩‍👧", "क्षि"]
@@ -319,6 +327,7 @@ private func expectRefused<M: StoredModel>(
     // FINDING: a column declared `.text(…, collation: .caseInsensitive)` compares with
     // NOCASE in SQL, while Swift's `==` and `<` are case-sensitive: `email == "ADA@X.ORG"`
     // matches "ada@x.org" in the store, never in Swift. Wrong answer.
+    // SQLite only until PostgreSQL answers the same: the NOCASE collation throws .unsupported on PostgreSQL.
     @Test func aCaseInsensitiveColumnStillComparesAsSwiftDoes() throws {
         let test = try TestStore()
         let emails = ["ada@x.org", "ADA@X.ORG", "bob@x.org", "Bob@x.org"]
@@ -337,6 +346,7 @@ private func expectRefused<M: StoredModel>(
     // called `key`, `value` or `id` reads json_each's column of that name instead (the
     // element's index, the element itself, its node id). Expected: evaluate's ids; actual:
     // e.g. `nums.contains(value)` matches every non-empty array.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func aPropertyNamedLikeAJSONEachColumnIsTheRecordsOwn() throws {
         let test = try TestStore()
         let records = [
@@ -360,6 +370,7 @@ private func expectRefused<M: StoredModel>(
     // ISO-8601 text date against a REAL date, a BLOB UUID against a TEXT one. And a constant
     // compared with `??` or `? :` of such a column is bound in the default form, not the
     // column's. Expected: evaluate's ids; actual: a different set.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func valuesOfDifferentStoredFormsCompareAsValues() throws {
         let test = try TestStore()
         let day = Date(timeIntervalSince1970: 1_700_000_000)
@@ -389,6 +400,7 @@ private func expectRefused<M: StoredModel>(
         try check(#Predicate<AtkStamped> { ($0.maybeCode ?? same) == same }, \.id, in: store, "(maybeCode ?? same) == same")
     }
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
     @Test func sortDescriptorsOnStoredFormsOrderAsSwift() throws {
         let test = try TestStore()
         let day = Date(timeIntervalSince1970: 1_700_000_000)
@@ -426,6 +438,7 @@ private func expectRefused<M: StoredModel>(
     // `amount - amount == 0` all answer wrongly (the last finds no record at all). A Decimal
     // inside JSON under `??` is wrong too: `(info?.amount ?? 0) > 1` finds nothing
     // (see `aDecimalInsideJSONUnderCoalesce`). Wrong answer.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func decimalsUnderCoalesceTernaryAndArithmeticCompareAsNumbers() throws {
         let test = try TestStore()
         let values = ["10", "9.5", "100", "-2", "12345678901234567890.123", "0.1", "9"].map { Decimal(string: $0)! }
@@ -453,6 +466,7 @@ private func expectRefused<M: StoredModel>(
     // FINDING: `(info?.amount ?? 0) > 1` on a Decimal inside a JSON-stored struct: expected
     // ids 5, 7, 8, 10, 11 (amount n / 4); the store returns none. (`info.flatMap { $0.amount
     // >= x } ?? false` is right.) Wrong answer.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func aDecimalInsideJSONUnderCoalesce() throws {
         let test = try TestStore()
         _ = try AtkMixed.save(Self.mixed(), in: test.store)
@@ -461,6 +475,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Renamed coding keys
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func renamedCodingKeysAreFollowed() throws {
         let test = try TestStore()
         let records = [
@@ -506,6 +521,7 @@ private func expectRefused<M: StoredModel>(
         return records
     }
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func optionalsEnumsAndJSONValuesAgree() throws {
         let test = try TestStore()
         _ = try AtkMixed.save(Self.mixed(), in: test.store)
@@ -573,6 +589,7 @@ private func expectRefused<M: StoredModel>(
     // json_each and the inner `value` (the tag) shadows the outer one (the word): expected no
     // record (no word is a tag), the store returns every record whose two arrays are both
     // non-empty (ids 2, 7, 10, 11). Wrong answer.
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func aClosureOverACapturedListThatUsesTheRecordIsRefusedOrRight() throws {
         let test = try TestStore()
         _ = try AtkMixed.save(Self.mixed(), in: test.store)
@@ -590,6 +607,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Relationships
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func relationshipsSelfRelationshipsAndCompositeKeysAgree() throws {
         let test = try TestStore()
         var ceo = Employee(id: 1, name: "Ada")
@@ -637,6 +655,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Sorting
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
     @Test func sortDescriptorsWithTiesOptionalsAndReverseOrderAsSortedUsing() throws {
         let test = try TestStore()
         _ = try AtkMixed.save(Self.mixed().reversed(), in: test.store)
@@ -660,6 +679,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: In memory
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func inMemoryEvaluationPagesAfterFiltering() throws {
         let test = try TestStore()
         let records = (1...30).map {
@@ -693,6 +713,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Call forms: refusal before any write
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func aRefusedPredicateWritesNothingInAnyCallForm() throws {
         let test = try TestStore()
         let records = (1...10).map { AtkParcel(id: Int64($0), label: "p\($0)", weight: $0, divisor: $0 % 3) }
@@ -730,6 +751,7 @@ private func expectRefused<M: StoredModel>(
     // (a / 0 is NULL) instead of refusing.
     // Actual: deleteAll answered 1 and deleted record 4 (weight 24 / divisor 1 > 5; records
     // 3 and 6 have divisor 0).
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func aDeleteWhosePredicateWouldTrapOnARecordIsRefusedAndWritesNothing() throws {
         let test = try TestStore()
         let records = (1...6).map { AtkParcel(id: Int64($0), label: "p", weight: $0 * 6, divisor: $0 % 3) }
@@ -741,6 +763,7 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Concurrency
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func manyThreadsTranslatingAtOnceAgree() async throws {
         let test = try TestStore()
         _ = try await AtkMixed.save(Self.mixed(), in: test.store)
@@ -774,6 +797,7 @@ private func expectRefused<M: StoredModel>(
     // `ids.contains { $0 + 1 > 3 }` with ids = [Int.max] traps inside the store (SIGILL, the
     // process dies) instead of `.invalidQuery`. (`list[5] == $0.id` on a 2-element list is
     // refused correctly: the second expectation passes.)
+    // SQLite-only: an exit test; its child process cannot reach this test's PostgreSQL schema.
     @Test func constantPartsThatTrapAreRefusedNotEvaluated() async {
         await #expect(processExitsWith: .success) {
             let test = try TestStore()
@@ -795,6 +819,7 @@ private func expectRefused<M: StoredModel>(
     // record the translated parts select; a predicate whose `||` cannot be translated and
     // divides by a stored zero traps in the store's process. Expected: `.invalidQuery` (the
     // shape is one `mayTrap` knows); actual: the process dies.
+    // SQLite-only: an exit test; its child process cannot reach this test's PostgreSQL schema.
     @Test func inMemoryEvaluationOfAPredicateThatMayTrapDoesNotCrash() async {
         await #expect(processExitsWith: .success) {
             let test = try TestStore()

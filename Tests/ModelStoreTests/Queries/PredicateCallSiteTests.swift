@@ -20,8 +20,8 @@ private struct Parcel: StoredModel, Equatable {
             stops: Array(["a", "b", "c"].prefix(number % 4)))
     }
 
-    private func store() throws -> TestStore {
-        let test = try TestStore()
+    private func store(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(backend)
         _ = try Parcel.save(Self.parcels, in: test.store)
         return test
     }
@@ -29,8 +29,9 @@ private struct Parcel: StoredModel, Equatable {
     private static let heavy = #Predicate<Parcel> { ($0.weight ?? 0) > 6 }
     private static var heavyIDs: [Int64] { parcels.filter { ($0.weight ?? 0) > 6 }.map(\.id) }
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func findersCountsAndExistsTakeAPredicate() throws {
-        let test = try store()
+        let test = try store(.sqlite)
         let store = test.store
         let byWeight = [SortDescriptor(\Parcel.weight, order: .reverse)]
         let expectedByWeight = Self.parcels.filter { ($0.weight ?? 0) > 6 }.sorted(using: byWeight).map(\.id)
@@ -52,8 +53,9 @@ private struct Parcel: StoredModel, Equatable {
                 == Self.parcels.sorted(using: [SortDescriptor(\Parcel.weight), SortDescriptor(\Parcel.id, order: .reverse)]).map(\.id))
     }
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func findersCountsAndExistsTakeAPredicateAsyncAndWithACompletionHandler() async throws {
-        let test = try store()
+        let test = try store(.sqlite)
         let store = test.store
         let byWeight = [SortDescriptor(\Parcel.weight, order: .reverse)]
         let expectedByWeight = Self.parcels.filter { ($0.weight ?? 0) > 6 }.sorted(using: byWeight).map(\.id)
@@ -89,6 +91,7 @@ private struct Parcel: StoredModel, Equatable {
         #expect(try await completed { Parcel.exists(where: Self.heavy, in: store, completion: $0) })
     }
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func changesTakeAPredicateInEveryForm() async throws {
         func completed<T: Sendable>(_ call: (@escaping @Sendable (Result<T, ModelStoreError>) -> Void) -> Void) async throws -> T {
             try await withCheckedThrowingContinuation { continuation in call { continuation.resume(with: $0.mapError { $0 as any Error }) }
@@ -97,7 +100,7 @@ private struct Parcel: StoredModel, Equatable {
         let light = #Predicate<Parcel> { $0.weight != nil && ($0.weight ?? 0) < 3 }
         let unweighed = #Predicate<Parcel> { $0.weight == nil }
         for form in 0..<3 {
-            let test = try store()
+            let test = try store(.sqlite)
             let store = test.store
             let changed: Int
             let deleted: Int
@@ -144,8 +147,9 @@ private struct Parcel: StoredModel, Equatable {
         }
     }
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func anUntranslatablePredicateIsEvaluatedInMemoryOnlyWhenAsked() throws {
-        let test = try store()
+        let test = try store(.sqlite)
         let store = test.store
         // `label.count` (characters) does not translate; `weight` does.
         let odd = #Predicate<Parcel> { $0.weight != nil && $0.label.count == 3 }
@@ -191,8 +195,9 @@ private struct Parcel: StoredModel, Equatable {
         #expect(failed?.model == "Parcel")
     }
 
+    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
     @Test func anInMemoryFilterWorksAsyncAndInALiveQuery() async throws {
-        let test = try store()
+        let test = try store(.sqlite)
         let store = test.store
         let query = Parcel.filter(#Predicate { $0.weight != nil && $0.label.count == 3 }, untranslated: .evaluateInMemory)
         let expected = Self.parcels.filter { $0.weight != nil && $0.label.count == 3 }.map(\.id)

@@ -17,7 +17,7 @@ private struct Entry: StoredModel, Equatable {
         var total: Double?
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func savesThatReturnOrAssignJoinATransactionAndRollBackWithIt(_ kind: StoreKind) throws {
         let test = try TestStore(kind)
         let store = test.store
@@ -38,7 +38,7 @@ private struct Entry: StoredModel, Equatable {
         #expect(try Entry.find(key: try #require(kept.id), in: store) == kept)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func readsWorkInsideReadBlocksAndWritesThereAreRefused(_ kind: StoreKind) throws {
         let test = try TestStore(kind)
         let store = test.store
@@ -65,8 +65,8 @@ private struct Entry: StoredModel, Equatable {
         #expect(try Entry.all().count(in: store) == 2)
     }
 
-    @Test func aBatchOfTenThousandWithOneMissingReferenceWritesNothingAndNamesIt() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aBatchOfTenThousandWithOneMissingReferenceWritesNothingAndNamesIt(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Team.save((1...100).map { Team(id: Int64($0), name: "t\($0)") }, in: test.store)
         var players: [Player] = []
         for number in 1...10_000 {

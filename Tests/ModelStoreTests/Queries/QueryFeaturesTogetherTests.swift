@@ -34,8 +34,8 @@ private struct CityCount: Decodable, Sendable, Equatable {
 /// The query features of one release used together: streams and grouped queries over
 /// conditions across relationships and inside JSON, assigned keys with collated links.
 @Suite struct QueryFeaturesTogetherTests {
-    private func tours() throws -> TestStore {
-        let test = try TestStore(.file)
+    private func tours(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(.file, or: backend)
         try Band.save([Band(code: "abba", genre: "pop"), Band(code: "acdc", genre: "rock")], in: test.store)
         var first = Tour(id: nil, name: "Waterloo", stops: [Stop(city: "Paris", day: 1)], headliner: Stop(city: "Paris", day: 1))
         first.band = Band(code: "ABBA")
@@ -48,8 +48,9 @@ private struct CityCount: Decodable, Sendable, Equatable {
         return test
     }
 
+    // SQLite only until PostgreSQL answers the same: the NOCASE collation throws .unsupported on PostgreSQL.
     @Test func aStreamAndForEachTakeConditionsAcrossRelationshipsAndInsideJSON() async throws {
-        let test = try tours()
+        let test = try tours(.sqlite)
         let condition: Condition<Tour> = .related(\.band, \.genre == "pop") && \.headliner?.city == "Paris"
         var names: [String] = []
         try Tour.filter(condition).order(.ascending(\.name)).forEach(in: test.store) { names.append($0.name) }
@@ -59,15 +60,17 @@ private struct CityCount: Decodable, Sendable, Equatable {
         #expect(streamed == names)
     }
 
+    // SQLite only until PostgreSQL answers the same: the NOCASE collation throws .unsupported on PostgreSQL.
     @Test func groupsByAPropertyInsideJSONAcrossARelationship() throws {
-        let test = try tours()
+        let test = try tours(.sqlite)
         let perCity = try Tour.filter(.related(\.band, \.code == "ABBA")).grouped(by: \.headliner?.city)
             .findAll(as: CityCount.self, .count(), in: test.store)
         #expect(perCity == [CityCount(city: "Paris", count: 2)])
     }
 
+    // SQLite only until PostgreSQL answers the same: the NOCASE collation throws .unsupported on PostgreSQL.
     @Test func linksThroughACollatedKeyLoadWhateverSpellingTheSaveCarried() throws {
-        let test = try tours()
+        let test = try tours(.sqlite)
         let abba = try Band.find(key: "Abba", loading: .direct, in: test.store)
         #expect(abba?.tours?.map(\.name).sorted() == ["Encore", "Waterloo"])
         #expect(try Band.findAll(where: RelatedCount(\Band.tours) == 2, in: test.store).map(\.code) == ["abba"])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ModelStore
 
+// SQLite-only: bad files and locations on disk.
 /// Promise 5: a file that is not an intact database, a directory, or a path that cannot be
 /// written gives a clear error at open — never a crash — and the file is left as it was.
 @Suite("Reliability: bad files and locations")

@@ -50,6 +50,7 @@ struct Drifter: StoredModel, Equatable {
     static let primaryKey = ["id"]
 }
 
+// SQLite-only: tables are altered behind the store's back with raw SQLite SQL.
 /// Tables altered by another program while the store is open: renamed, dropped, retyped
 /// columns and dropped tables. No name the store uses may ever be read as a string literal,
 /// and no call may delete or change records on the strength of a missing column.

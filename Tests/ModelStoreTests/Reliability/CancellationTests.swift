@@ -34,6 +34,7 @@ enum CancellableRead: String, CaseIterable, Sendable, CustomTestStringConvertibl
 // Serialized: each test keeps SQLite busy on a thread of the global dispatch pool until it is
 // cancelled, and on Linux the concurrency pool's tasks (the test's own, which cancels) share
 // that pool: a dozen minute-long statements at once would starve the tasks that stop them.
+// SQLite-only: interrupts long SQLite statements (the PostgreSQL side is in PostgresReliabilityTests).
 @Suite("Cancelling a task stops its call", .serialized)
 struct CancellationTests {
     /// Cancels `call` once its statement runs; says how the call ended, and how long after

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ModelStore
 
+// SQLite-only: observation throws .unsupported on PostgreSQL.
 /// Closing a store never looks like the end of the rows: a stream being read, a live query
 /// and a change stream each end in a way their consumer can tell from "no more", and a store
 /// that only an observation still uses is released when that observation ends.

@@ -76,6 +76,7 @@ private struct PetWithTextAge: StoredModel {
 /// column, declared type and the model's type, before anything is written.
 @Suite("Reliability: column types of existing tables")
 struct ColumnTypeTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func anotherToolsTableWhoseTypesWouldChangeValuesIsRefusedBeforeAnythingIsWritten() throws {
         let gadget = Gadget(id: 1, n: 9_007_199_254_740_993, code: "0123", price: Decimal(string: "1234567890.123456789")!)
         // Each wrong column is reported on its own, with what SQLite would do to the values.
@@ -141,6 +142,7 @@ struct ColumnTypeTests {
         "blob": ["INTEGER", "TEXT", "BLOB", "REAL", "NUMERIC"],
     ]
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func theAffinityTableMatchesWhatSQLiteDoes() throws {
         let test = try TestStore()
         for (offset, (declared, affinity)) in Self.declaredTypes.enumerated() {
@@ -162,6 +164,7 @@ struct ColumnTypeTests {
         }
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func everyDeclaredTypeAndStorageIsAcceptedExactlyWhenItKeepsTheValues() throws {
         func check<M: StoredModel & Equatable>(
             _ storage: String, _ records: [M], declared: String, affinity: String, typeName: String
@@ -218,6 +221,7 @@ struct ColumnTypeTests {
         }
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func anAnyColumnOfAStrictTableKeepsValuesAndIsAccepted() throws {
         let test = try TestStore()
         try test.rawExecute("CREATE TABLE Matrix (id INTEGER PRIMARY KEY, v ANY) STRICT")
@@ -233,6 +237,7 @@ struct ColumnTypeTests {
         #expect(error.column == "v")
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func tablesModelStoreCreatedPassTheCheckWhenTheStoreIsOpenedAgain() throws {
         let test = try TestStore(.file)
         let everything = Everything.sample(1)
@@ -256,6 +261,7 @@ struct ColumnTypeTests {
         #expect(try Everything.count(in: writer) == 2)
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func aJoinTableWithKeyColumnsOfTheWrongTypeIsRefused() throws {
         let test = try TestStore()
         let relationship = try #require(try TableDescription.of(Worker.self).relationships.first { $0.property == "snacks" })
@@ -275,6 +281,7 @@ struct ColumnTypeTests {
         #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE name = 'Worker'") == [])
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aColumnRetypedBehindTheStoresBackIsRefusedBeforeTheNextWrite() throws {
         let test = try TestStore(.file)
         let gadget = Gadget(id: 1, n: 5, code: "0123", price: Decimal(string: "1234567890.123456789")!)
@@ -295,6 +302,7 @@ struct ColumnTypeTests {
         #expect(try test.rawRows("SELECT id FROM Gadget") == [[.integer(1)]])
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aPropertyWhoseTypeChangedSinceTheTableWasMadeIsRefusedOnFirstUse() throws {
         let test = try TestStore(.file)
         try Pet(id: 1, name: "Rex", age: 3).save(in: test.store)

@@ -46,6 +46,7 @@ enum CompanionChange: String, CaseIterable, Sendable, CustomTestStringConvertibl
     var named: String { self == .shmDeleted ? "-shm" : "-wal" }
 }
 
+// SQLite-only: deletes the WAL and shared-memory files.
 /// Issue item 9: a store's `-wal` and `-shm` deleted (or replaced) under it by a cleanup tool
 /// are noticed, like a replaced database file: writes, new readers and new stores on the path
 /// are refused with `.fileReplaced` saying what happened and what to do, and `close()` then

@@ -3,6 +3,7 @@ import ReliabilityFixtures
 import Testing
 @testable import ModelStore
 
+// SQLite-only: kills a writer mid-write and checks the file.
 /// Promise 2: a writer killed at any moment leaves an intact store holding whole batches only.
 @Suite("Reliability: a writer killed mid-write")
 struct CrashTests {

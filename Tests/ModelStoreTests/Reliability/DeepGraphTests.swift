@@ -187,6 +187,7 @@ struct DeepGraphTests {
 
     // MARK: Loading
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aLongToOneChainLoadsWithAllInBoundedStack() throws {
         let test = try TestStore()
         let n = Self.length
@@ -210,6 +211,7 @@ struct DeepGraphTests {
         #expect(inOrder)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aLongReportsChainLoadsDownwardWithAllInBoundedStack() throws {
         let test = try TestStore()
         let n = Self.length
@@ -237,6 +239,7 @@ struct DeepGraphTests {
         #expect(consistent)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aLongManagerChainLoadsUpwardWithAllInBoundedStack() throws {
         let test = try TestStore()
         let n = Self.length
@@ -262,6 +265,7 @@ struct DeepGraphTests {
 
     // MARK: Saving
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aLongToOneChainSavesAsOneGraphInBoundedStack() throws {
         let test = try TestStore()
         let n = Self.length
@@ -283,6 +287,7 @@ struct DeepGraphTests {
         #expect(try test.rawRows("SELECT id FROM ChainLink WHERE next_id IS NULL") == [[.integer(Int64(n))]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aLongReportsGraphSavesInBoundedStackAndLinksEveryLevel() throws {
         let test = try TestStore()
         let n = Self.length
@@ -308,6 +313,7 @@ struct DeepGraphTests {
     /// exactly the limit; so are 64 branches.
     static let treesAtTheLimit = NestingLimit.maximum / 2
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aValueNestedToTheLimitSavesAndLoadsOnASmallStack() throws {
         let test = try TestStore()
         let store = test.store
@@ -324,6 +330,7 @@ struct DeepGraphTests {
         #expect(try test.rawRows("SELECT tree FROM Document WHERE id = 1") == [[.text(Tree.json(depth: Self.treesAtTheLimit))]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: [DeepGraphTests.treesAtTheLimit + 1, 10_000])
     func aValueNestedPastTheLimitIsRefusedNamingModelPropertyAndLimitAndNothingIsWritten(trees: Int) throws {
         let test = try TestStore()
@@ -352,6 +359,7 @@ struct DeepGraphTests {
         #expect(try test.rawRows("SELECT id, title, tree FROM Document ORDER BY id") == before)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: [DeepGraphTests.treesAtTheLimit + 1, 10_000])
     func storedJSONNestedPastTheLimitIsRefusedWhenLoadingNamingModelPropertyAndLimit(trees: Int) throws {
         let test = try TestStore()

@@ -56,6 +56,7 @@ struct CollideZQUpper: StoredModel, Equatable {
 /// anything is created, so their records can never mix.
 @Suite("Reliability: derived names never collide")
 struct DerivedNameTests {
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test(arguments: [false, true])
     func twoManyToManyRelationshipsThatDeriveOneJoinTableAreRefused(_ otherCase: Bool) throws {
         let test = try TestStore(.file)
@@ -83,8 +84,8 @@ struct DerivedNameTests {
         #expect(throws: ModelStoreError.self) { try CollideAB.findAll(loading: .all, in: test.store) }
     }
 
-    @Test func eachSideAloneWorksInItsOwnStore() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func eachSideAloneWorksInItsOwnStore(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         var other = CollideAB(id: 1)
         other.c = [CollideZQ(id: 2)]
         try other.save(in: test.store)

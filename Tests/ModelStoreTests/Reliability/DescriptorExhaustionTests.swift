@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+// SQLite-only: opening SQLite files without file descriptors.
 /// No crash when the process is out of file descriptors: a store that cannot open throws
 /// `.cannotOpen`, and releasing what it made never needs a new descriptor. Descriptors are a
 /// process-wide resource, so a helper process runs out of them, never the test process.

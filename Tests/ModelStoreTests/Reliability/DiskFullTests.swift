@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ModelStore
 
+// SQLite-only: a full SQLite file on a small disk.
 /// Promise 3: a save that does not fit fails as "store full", keeps earlier data, and the store
 /// works again once there is room. The database is capped with `PRAGMA max_page_count`, which
 /// makes SQLite fail exactly as it does on a full disk (SQLITE_FULL).

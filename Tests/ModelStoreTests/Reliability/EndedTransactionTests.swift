@@ -124,6 +124,7 @@ struct EndedTransactionTests {
         }
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test(arguments: Ending.allCases, Form.allCases)
     func aBlockThatGoesOnAfterSQLiteEndedItsTransactionWritesNothingAndFails(ending: Ending, form: Form) async throws {
         for call in FailingCall.allCases {
@@ -163,6 +164,7 @@ struct EndedTransactionTests {
         }
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aNestedTransactionThatCatchesTheEndingFailsTheOuterBlockToo() throws {
         let test = try TestStore(.file)
         let failing = try prepare(.triggerRaisesRollback, .save, on: test)
@@ -179,6 +181,7 @@ struct EndedTransactionTests {
         #expect(try Snack.count(in: store) == 1)
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aMigrationStepThatCatchesTheEndingFailsAndLeavesTheFileAsItWas() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ended-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -207,6 +210,7 @@ struct EndedTransactionTests {
 
     /// I/O errors and running out of memory are process-wide conditions: a helper process
     /// meets them (see `EndedTransactions.swift` in `ReliabilityHelper`).
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test(arguments: ["ioerr", "nomem"])
     func anIOErrorOrOutOfMemoryThatEndsTheTransactionLeavesNothingOfTheBlock(cause: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ended-\(UUID().uuidString)")

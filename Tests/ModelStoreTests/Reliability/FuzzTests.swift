@@ -180,6 +180,7 @@ private struct Generator {
     }
 }
 
+// SQLite-only: a long property-based run on a file store; too slow for the PostgreSQL half.
 /// Promise 8: random sequences of saves, deletes, updates and finds give exactly the results
 /// of an in-memory reference of the same operations.
 @Suite("Reliability: property-based comparison with a reference model")

@@ -54,6 +54,7 @@ extension Result {
     }
 }
 
+// SQLite-only where not marked: raw SQLite SQL and pragmas.
 /// Issue item 8: raw SQL refuses, by name and saying why, what would break the store — every
 /// pragma the store configures or relies on, in any spelling — and points what cannot run
 /// inside a transaction to the store's own calls.

@@ -72,6 +72,7 @@ struct HostileValueTests {
         "line\nbreak\ttab\r", "\u{7F}\u{1}", "ＡＢＣ", "ǅ", "ß", "İ", "😀\u{0}😀",
     ]
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL text cannot hold NUL (U+0000); saving one throws .encodingFailed.
     @Test func hostileStringsRoundTripByteForByteAndMatchOnlyThemselves() throws {
         let test = try TestStore()
         let records = Self.hostileStrings.enumerated().map { Extreme(id: Int64($0.offset), text: $0.element) }
@@ -115,6 +116,7 @@ struct HostileValueTests {
         #expect(try Extreme.count(in: test.store) == records.count)
     }
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL text cannot hold NUL (U+0000); saving one throws .encodingFailed.
     @Test func aLikePatternWithANulIsRefusedRatherThanCutShort() throws {
         let test = try TestStore()
         try Extreme(id: 1, text: "a\u{0}b").save(in: test.store)
@@ -125,6 +127,7 @@ struct HostileValueTests {
         #expect(error.message.contains("NUL"))
     }
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL text cannot hold NUL (U+0000); saving one throws .encodingFailed.
     @Test func aMegabyteOfTextRoundTripsAndIsFoundByItsEnd() throws {
         let test = try TestStore(.file)
         var text = String(repeating: "0123456789abcdef🍫'\"%_\u{0}", count: 1_048_576 / 24)
@@ -136,8 +139,8 @@ struct HostileValueTests {
         #expect(try test.rawRows("SELECT length(CAST(text AS BLOB)) FROM Extreme WHERE id = 1") == [[.integer(Int64(text.utf8.count))]])
     }
 
-    @Test func integersAtTheEdgesOfInt64RoundTripCompareAndSort() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func integersAtTheEdgesOfInt64RoundTripCompareAndSort(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let values: [Int64] = [.min, .min + 1, -1, 0, 1, Int64(Int32.max) + 1, .max - 1, .max]
         _ = try Extreme.save(values.enumerated().map { Extreme(id: Int64($0.offset), integer: $0.element) }, in: test.store)
         #expect(try Extreme.findAll(in: test.store).map(\.integer) == values)
@@ -151,8 +154,8 @@ struct HostileValueTests {
         #expect(throws: ModelStoreError.self) { try Extreme.all().sum(\.integer, in: test.store) }
     }
 
-    @Test func extremeFloatingPointValuesRoundTripBitForBit() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func extremeFloatingPointValuesRoundTripBitForBit(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         let doubles: [Double] = [
             .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude,
             -.leastNonzeroMagnitude, .leastNormalMagnitude, 0, 0.1 + 0.2, 1e-300, -1e300, 9_007_199_254_740_994, 0x1p62, -0x1p63,
@@ -173,8 +176,8 @@ struct HostileValueTests {
     }
 
     /// -0.0 is no longer refused: it saves as 0.0 (NegativeZeroTests).
-    @Test func nanIsRefusedWithTheModelPropertyAndValue() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func nanIsRefusedWithTheModelPropertyAndValue(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Extreme(id: 1, real: 1, single: 1).save(in: test.store)
         let refused: [(Extreme, String, String)] = [
             (Extreme(id: 1, real: .nan), "real", "nan"),
@@ -203,8 +206,8 @@ struct HostileValueTests {
         #expect(error.column == "decimal")
     }
 
-    @Test func datesFromYearOneToYear9999RoundTripExactlyAndSortInTime() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func datesFromYearOneToYear9999RoundTripExactlyAndSortInTime(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         func date(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ second: Int = 0, _ nanosecond: Int = 0) -> Date {
@@ -227,8 +230,8 @@ struct HostileValueTests {
         #expect(calendar.component(.year, from: try #require(try Extreme.find(key: 7, in: test.store)?.date)) == 9999)
     }
 
-    @Test func decimalsWith38DigitsRoundTripExactly() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func decimalsWith38DigitsRoundTripExactly(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let texts = [
             "12345678901234567890123456789012345678", "99999999999999999999999999999999999999",
             "-1234567890123456789.0123456789012345678", "0.00000000000000000000000000000000000001",
@@ -244,6 +247,7 @@ struct HostileValueTests {
         }
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func emptyCollectionsEmptyTextAndEmptyBytesStayEmptyNotNil() throws {
         let test = try TestStore()
         let empty = Extreme(id: 1, text: "", bytes: Data(), list: [], map: [:], set: [])
@@ -256,6 +260,7 @@ struct HostileValueTests {
         #expect(try Extreme.findAll(where: \.bytes == Data(), in: test.store).map(\.id) == [1])
     }
 
+    // SQLite-only: a derived index name of 64 bytes, longer than PostgreSQL's 63.
     @Test func keywordsQuotesAndSemicolonsInTableAndColumnNamesAreQuotedEverywhere() throws {
         let test = try TestStore(.file)
         try Snack(snackId: 1, name: "still here").save(in: test.store)

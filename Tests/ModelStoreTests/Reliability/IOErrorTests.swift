@@ -79,6 +79,7 @@ private final class SmallDisk {
     }
 }
 
+// SQLite-only: SQLite I/O-fault shims.
 /// Issue item 9: a full disk is `.storeFull` whatever file ran out of room (the database, its
 /// log, its shared memory, or a file-size limit), and any other I/O error has a code of its
 /// own (`.ioError`) that says what failed — never SQLite's bare "disk I/O error".

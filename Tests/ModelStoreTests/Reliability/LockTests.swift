@@ -3,6 +3,7 @@ import ReliabilityFixtures
 import Testing
 @testable import ModelStore
 
+// SQLite-only: a SQLite file locked by another process.
 /// Promise 4: while another process holds the write lock, writes wait for the busy timeout and
 /// then fail clearly, reads keep working, and nothing is corrupted.
 @Suite("Reliability: a store locked by another process")

@@ -31,6 +31,7 @@ struct LongListTests {
         }
     }
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL text cannot hold NUL (U+0000); saving one throws .encodingFailed.
     @Test func longAndShortListsMatchTheSameRecordsForEveryValueType() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["MODELSTORE_LIST_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max)
         var generator = SeededGenerator(seed: seed)
@@ -79,6 +80,7 @@ struct LongListTests {
         }
     }
 
+    // SQLite only until PostgreSQL answers the same: PostgreSQL text cannot hold NUL (U+0000); saving one throws .encodingFailed.
     @Test func aTextWithANulInALongListMatchesOnlyItself() throws {
         let test = try TestStore(.file)
         _ = try Listed.save([Listed(k: "a"), Listed(k: "a\u{0}b")], in: test.store)

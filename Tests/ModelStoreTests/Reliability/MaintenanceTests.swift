@@ -79,6 +79,7 @@ private struct EveryForm {
     }
 }
 
+// SQLite-only where not marked: vacuum and WAL checkpoints of a file.
 /// Issue item 8: the maintenance SQLite cannot run inside a transaction has calls of its own
 /// (`vacuum()`, `vacuum(into:)`, `checkpoint(_:)`), in every form, run on the writer between
 /// transactions, refused inside a block of the store, and on a server either run there or

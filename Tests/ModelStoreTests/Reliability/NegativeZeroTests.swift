@@ -23,6 +23,7 @@ private struct Weighing: StoredModel, Equatable {
 /// refused.
 @Suite("Reliability: negative zero")
 struct NegativeZeroTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func negativeZeroFromArithmeticSavesAndReadsBackAsAPositiveZero() throws {
         let test = try TestStore(.file)
         let rounded = (-0.3).rounded()
@@ -52,8 +53,8 @@ struct NegativeZeroTests {
         #expect(try Reading.find(key: 1, in: test.store) == records[0])
     }
 
-    @Test func queriesAndKeysWithNegativeZeroMatchTheStoredZero() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func queriesAndKeysWithNegativeZeroMatchTheStoredZero(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         _ = try Reading.save([Reading(id: 1, value: 0.0), Reading(id: 2, value: -0.0), Reading(id: 3, value: 1)], in: test.store)
         func found(_ condition: Condition<Reading>) throws -> [Int64] {
             try Reading.findAll(where: condition, in: test.store).map(\.id)
@@ -76,8 +77,8 @@ struct NegativeZeroTests {
         #expect(try Weighing.count(in: test.store) == 0)
     }
 
-    @Test func aNaNDateIsRefusedRatherThanStoredAsNull() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aNaNDateIsRefusedRatherThanStoredAsNull(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) {
             try Reading(id: 1, value: 1, at: Date(timeIntervalSinceReferenceDate: .nan)).save(in: test.store)
         }

@@ -37,8 +37,8 @@ private struct Locker: StoredModel {
 /// team 2.
 @Suite("Reliability: reassigning one-to-one links")
 struct OneToOneReassignTests {
-    private func pairs() throws -> TestStore {
-        let test = try TestStore()
+    private func pairs(_ backend: Backend) throws -> TestStore {
+        let test = try TestStore(backend)
         for id in [1, 2] as [Int64] {
             var team = Team(id: id, name: "team \(id)")
             team.coach = Coach(id: id, name: "coach \(id)")
@@ -65,8 +65,9 @@ struct OneToOneReassignTests {
 
     // MARK: Single saves
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test func reassigningFromTheKeyHoldingSideUnlinksThePreviousPartnerInOneTransaction() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var coach = Coach(id: 1)
         coach.team = Team(id: 2)
         #expect(try coach.save(in: test.store) == .updated)
@@ -78,8 +79,9 @@ struct OneToOneReassignTests {
         #expect(try Coach.find(key: 1, in: test.store)?.name == "coach 1")  // merge rules still apply
     }
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test func reassigningFromTheOtherSideUnlinksThePreviousPartnerInOneTransaction() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var team = Team(id: 2)
         team.coach = Coach(id: 1)
         try team.save(in: test.store)
@@ -88,8 +90,9 @@ struct OneToOneReassignTests {
         #expect(try Team.find(key: 1, in: test.store)?.coach == nil)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aNewRecordCanTakeAPartnerFromEitherSide() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var coach = Coach(id: 3, name: "coach 3")
         coach.team = Team(id: 1)
         #expect(try coach.save(in: test.store) == .inserted)
@@ -99,8 +102,9 @@ struct OneToOneReassignTests {
         #expect(try links(test) == [[.integer(1), .null], [.integer(2), .integer(3)], [.integer(3), .integer(1)]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func reassigningToAPartnerLoadedWithItsOldLinkTakesTheNewLink() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         // The loaded team still names coach 2; the coach being saved names the team. The
         // coach's own choice is written last, so it wins.
         let loadedTeam = try #require(try Team.find(key: 2, in: test.store))
@@ -121,8 +125,9 @@ struct OneToOneReassignTests {
         #expect(try Team.find(key: 2, in: test.store)?.coach == nil)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func savingTheSameLinkAgainChangesNothing() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var coach = Coach(id: 2)
         coach.team = Team(id: 2)
         try coach.save(in: test.store)
@@ -131,8 +136,9 @@ struct OneToOneReassignTests {
 
     // MARK: Batches
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test func aBatchCanSwapPartnersFromTheKeyHoldingSide() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var first = Coach(id: 1)
         first.team = Team(id: 2)
         var second = Coach(id: 2)
@@ -143,8 +149,9 @@ struct OneToOneReassignTests {
         #expect(try links(test) == [[.integer(1), .integer(2)], [.integer(2), .integer(1)]])
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aBatchCanSwapPartnersFromTheOtherSide() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var first = Team(id: 1)
         first.coach = Coach(id: 2)
         var second = Team(id: 2)
@@ -155,8 +162,9 @@ struct OneToOneReassignTests {
 
     /// Elements of a batch are saved in array order, later over earlier (as elements with the
     /// same key merge): two elements claiming one partner leave it with the last.
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func twoCoachesOfABatchClaimingOneTeamLeaveItWithTheLast() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var newcomer = Coach(id: 3, name: "coach 3")
         newcomer.team = Team(id: 2)
         var first = Coach(id: 1)
@@ -166,8 +174,9 @@ struct OneToOneReassignTests {
         #expect(try Team.find(key: 1, in: test.store)?.coach == nil)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func twoTeamsOfABatchClaimingOneCoachLeaveItWithTheLast() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var second = Team(id: 2)
         second.coach = Coach(id: 1)
         var third = Team(id: 3, name: "team 3")
@@ -180,8 +189,9 @@ struct OneToOneReassignTests {
 
     // MARK: Graphs
 
+    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
     @Test func aGraphSaveMovesACoachCarriedByItsTeamFromTheOtherSide() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         var team = Team(id: 1)
         team.coach = Coach(id: 2)
         var player = Player(id: 9, name: "Pat")
@@ -192,6 +202,7 @@ struct OneToOneReassignTests {
         #expect(try Player.find(key: 9, in: test.store)?.team?.id == 1)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aGraphSaveMovesALockerTakenByAnAthleteReachedThroughItsClub() throws {
         let test = try TestStore()
         var ann = Athlete(id: 1)
@@ -215,8 +226,9 @@ struct OneToOneReassignTests {
 
     // MARK: Failures
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aSingleSaveThatFailsAfterUnlinkingLeavesEveryLinkAsItWas() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         let before = try snapshot(test)
         // insert() fails on the existing key, after the previous partner was let go.
         var coach = Coach(id: 1)
@@ -231,8 +243,9 @@ struct OneToOneReassignTests {
         #expect(try snapshot(test) == before)
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func aBatchThatFailsOnALaterElementLeavesEveryLinkAsItWas() throws {
-        let test = try pairs()
+        let test = try pairs(.sqlite)
         try test.rawExecute(
             "CREATE TRIGGER refuse_coach_3 BEFORE INSERT ON Coach WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END")
         try test.rawExecute("CREATE TRIGGER refuse_team_3 BEFORE INSERT ON Team WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END")

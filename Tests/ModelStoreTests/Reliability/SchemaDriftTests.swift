@@ -30,6 +30,7 @@ private struct PetWithoutName: StoredModel {
     static let tableName = "DroppedPet"
 }
 
+// SQLite-only: the stored table is changed with raw SQLite SQL.
 /// Promise 7: when the stored table disagrees with the model, the error names the model,
 /// the column and the record and suggests the fix; nothing is rewritten silently.
 @Suite("Reliability: schema drift")

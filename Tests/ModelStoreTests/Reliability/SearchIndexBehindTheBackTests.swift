@@ -57,6 +57,7 @@ enum SearchIndexChange: String, CaseIterable, CustomTestStringConvertible {
     }
 }
 
+// SQLite-only: full-text search (FTS5) throws .unsupported on PostgreSQL, and the index is changed with raw SQLite SQL.
 /// Another program drops (some of) a full-text index's triggers and changes rows: a store
 /// already open notices the changed schema before its next read, as a new store would, and
 /// never answers from an index that lags its table — whichever connection reads, in every

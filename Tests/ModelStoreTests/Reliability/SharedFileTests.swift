@@ -7,6 +7,7 @@ import Testing
     import Glibc
 #endif
 
+// SQLite-only: one SQLite file shared by stores and processes.
 /// Several stores and processes on one file, descriptors opened and closed around them, the
 /// file replaced under a store, closing, and the files' permissions.
 @Suite("Reliability: one file, many stores and processes")

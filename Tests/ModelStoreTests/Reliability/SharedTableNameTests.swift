@@ -71,6 +71,7 @@ private func thrown(_ body: () async throws -> Void) async -> ModelStoreError? {
 /// column another model declares never suggests dropping it.
 @Suite("Reliability: one table, one model")
 struct SharedTableNameTests {
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test(arguments: StoreKind.allCases)
     func aSecondModelDeclaringATableAnotherModelDeclaresIsRefusedNamingBothInEveryForm(kind: StoreKind) async throws {
         let test = try TestStore(kind)
@@ -101,6 +102,7 @@ struct SharedTableNameTests {
         #expect(try await Doghouse.count(in: store) == 2)
     }
 
+    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
     @Test func whicheverModelIsUsedFirstOwnsTheTableEvenByAReadAndTypesOfOneNameAreToldApart() throws {
         let test = try TestStore(.memory)
         let store = test.store
@@ -122,6 +124,7 @@ struct SharedTableNameTests {
         #expect(try Warehouse.Crate.count(in: other.store) == 1)
     }
 
+    // SQLite-only: opens the store's file again or looks at it on disk.
     @Test func aSaveRefusedForAColumnAnotherModelDeclaresNeverSuggestsDroppingIt() throws {
         let test = try TestStore(.file)
         let path = try #require(test.store.path)

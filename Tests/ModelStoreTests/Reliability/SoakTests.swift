@@ -80,6 +80,7 @@ private struct Reference {
     }
 }
 
+// SQLite-only: a 20,000-operation soak on a file; too slow for the PostgreSQL half.
 /// Promise 1: 8 threads, 20,000 mixed operations on overlapping keys, through all three call
 /// forms; the store ends exactly as the operations say, and every read sees a consistent state.
 @Suite("Reliability: concurrency soak")

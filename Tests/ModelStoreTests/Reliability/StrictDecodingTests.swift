@@ -69,6 +69,7 @@ struct StrictDecodingTests {
         "61F09F9862", "F09F98",
     ]
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func textThatIsNotUTF8IsRefusedNamingTheRecordNotRepairedOrOverwritten() throws {
         let test = try TestStore()
         try Note(id: 0, text: "fine").save(in: test.store)
@@ -83,6 +84,7 @@ struct StrictDecodingTests {
         #expect(try Note.find(key: 0, in: test.store)?.text == "fine")
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func textThatIsNotUTF8IsRefusedByAggregatesAndProjectionsToo() throws {
         let test = try TestStore()
         try Note(id: 0, text: "fine").save(in: test.store)
@@ -104,6 +106,7 @@ struct StrictDecodingTests {
         #expect(error.column == "text")
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func validTextWithNulCharactersReadsExactlyAndSavesBackUnchanged() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
@@ -121,6 +124,7 @@ struct StrictDecodingTests {
 
     // MARK: Conversions from text
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func decimalTextMustBeExactlyTheDigitsADecimalWrites() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
@@ -143,8 +147,8 @@ struct StrictDecodingTests {
         }
     }
 
-    @Test func everyDecimalModelStoreWritesReadsBackUnderTheExactRule() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func everyDecimalModelStoreWritesReadsBackUnderTheExactRule(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let seed = SeededGenerator.seed(from: "DECIMAL_SEED")
         var random = SeededGenerator(seed: seed)
         var decimals: [Decimal] = [
@@ -164,6 +168,7 @@ struct StrictDecodingTests {
         #expect(loaded.map { $0.decimal?.description } == notes.map { $0.decimal?.description }, "seed \(seed)")
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func uuidAndURLTextMustBeExactlyWhatTheyWrite() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
@@ -186,6 +191,7 @@ struct StrictDecodingTests {
         try expectRead(test, "url", "'https://example.com/a%20b?c=d#e'", Note(id: 1, url: URL(string: "https://example.com/a%20b?c=d#e")!))
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func datesAreNumbersThatADoubleHoldsExactly() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
@@ -197,6 +203,7 @@ struct StrictDecodingTests {
         #expect(try Date(sqlValue: .integer(9_007_199_254_740_992)) == Date(timeIntervalSinceReferenceDate: 0x1p53))
     }
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func enumRawValuesThatNameNoCaseAreRefused() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
@@ -211,6 +218,7 @@ struct StrictDecodingTests {
 
     // MARK: Numbers
 
+    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
     @Test func integersBoolsAndFloatsOutOfRangeOrWithAFractionAreRefused() throws {
         let test = try TestStore()
         let sample = Everything.sample(1)

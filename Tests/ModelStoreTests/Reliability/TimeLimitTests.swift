@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ModelStore
 
+// SQLite-only where not marked: time limits on SQLite reads.
 @Suite("Time limits on reads")
 struct TimeLimitTests {
     private static let limited = ModelStore.Configuration(maximumReaders: 1, readTimeLimit: 0.3)
