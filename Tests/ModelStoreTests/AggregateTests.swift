@@ -55,9 +55,8 @@ struct AggregateTests {
         #expect(try Post.all().countsGrouped(by: \.topic, in: test.store) == ["swift": 3, "sqlite": 1, nil: 1])
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func distinctValuesInAscendingOrder() throws {
-        let test = try seeded(.sqlite)
+    @Test(arguments: Backend.available) func distinctValuesInAscendingOrder(_ backend: Backend) throws {
+        let test = try seeded(backend)
         #expect(try Post.all().distinct(\.userId, in: test.store) == [1, 2, 3])
         #expect(try Post.all().distinct(\.topic, in: test.store) == [nil, "sqlite", "swift"])
         #expect(try Post.filter(\.userId == 1).distinct(\.topic, in: test.store) == ["sqlite", "swift"])

@@ -213,7 +213,7 @@ struct SchemaTests {
         struct OptionalKey: StoredModel { var id: String?; static let primaryKey = ["id"] }
         struct ArrayKey: StoredModel { var ids: [Int]; static let primaryKey = ["ids"] }
         struct Twice: StoredModel { var id: Int; static let primaryKey = ["id", "id"] }
-        let store = try inline1.store
+        let store = inline1.store
         #expect(throws: ModelStoreError.self) { try OptionalKey(id: "1").save(in: store) }
         #expect(throws: ModelStoreError.self) { try ArrayKey(ids: [1]).save(in: store) }
         #expect(throws: ModelStoreError.self) { try Twice(id: 1).save(in: store) }

@@ -38,18 +38,16 @@ struct OrderingAndMatchKeysTests {
         try query.findAll(in: test.store).map(\.id)
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func ascendingPutsNullsFirstAndBreaksTiesByKeyInEveryForm() throws {
-        let test = try shelf(.sqlite)
+    @Test(arguments: Backend.available) func ascendingPutsNullsFirstAndBreaksTiesByKeyInEveryForm(_ backend: Backend) throws {
+        let test = try shelf(backend)
         let expected: [Int64] = [2, 3, 1, 4, 5]
         #expect(try ids(ShelfItem.order(.ascending(\.price)), test) == expected)
         #expect(try ids(ShelfItem.order(.ascending(Column("price"))), test) == expected)
         #expect(try ids(ShelfItem.order(.ascending("price")), test) == expected)
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func descendingPutsNullsLastAndStillBreaksTiesByAscendingKeyInEveryForm() throws {
-        let test = try shelf(.sqlite)
+    @Test(arguments: Backend.available) func descendingPutsNullsLastAndStillBreaksTiesByAscendingKeyInEveryForm(_ backend: Backend) throws {
+        let test = try shelf(backend)
         let expected: [Int64] = [5, 1, 4, 3, 2]
         #expect(try ids(ShelfItem.order(.descending(\.price)), test) == expected)
         #expect(try ids(ShelfItem.order(.descending(Column("price"))), test) == expected)
@@ -57,9 +55,8 @@ struct OrderingAndMatchKeysTests {
         #expect(try ids(ShelfItem.order(.descending(Column("name"))), test) == [3, 1, 2, 5, 4])
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func severalOrderingsSortByEachInTurnWhateverFormNamesThem() throws {
-        let test = try shelf(.sqlite)
+    @Test(arguments: Backend.available) func severalOrderingsSortByEachInTurnWhateverFormNamesThem(_ backend: Backend) throws {
+        let test = try shelf(backend)
         // Aisle 1 (ids 1, 3, 5) before aisle 2 (ids 2, 4); within an aisle, dearest first, NULL last.
         #expect(try ids(ShelfItem.order(.ascending(Column("aisle")), .descending(\.price)), test) == [5, 1, 3, 4, 2])
         #expect(try ids(ShelfItem.order(.ascending(\.aisle), .descending(Column("price"))), test) == [5, 1, 3, 4, 2])
@@ -68,25 +65,22 @@ struct OrderingAndMatchKeysTests {
         #expect(try ids(ShelfItem.order(.descending(\.price)).order(.ascending(Column("name"))), test) == [4, 2, 5, 1, 3])
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func orderingByTheKeyItselfDescendingReversesKeyOrder() throws {
-        let test = try shelf(.sqlite)
+    @Test(arguments: Backend.available) func orderingByTheKeyItselfDescendingReversesKeyOrder(_ backend: Backend) throws {
+        let test = try shelf(backend)
         #expect(try ids(ShelfItem.order(.descending(Column("id"))), test) == [5, 4, 3, 2, 1])
         #expect(try ids(ShelfItem.order(.ascending(\.price), .descending(\.id)), test) == [2, 3, 4, 1, 5])
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func columnOrderingsWorkWithFiltersPagesAndFirst() throws {
-        let test = try shelf(.sqlite)
+    @Test(arguments: Backend.available) func columnOrderingsWorkWithFiltersPagesAndFirst(_ backend: Backend) throws {
+        let test = try shelf(backend)
         #expect(try ShelfItem.findAll(where: \.aisle == 1, orderBy: [.descending(Column("name"))], in: test.store).map(\.id) == [3, 1, 5])
         #expect(try ShelfItem.findFirst(where: \.price != nil, orderBy: [.ascending(Column("price"))], in: test.store)?.id == 3)
         #expect(try ids(ShelfItem.order(.ascending(Column("name"))).page(1, rows: 2), test) == [5, 1])
         #expect(try ShelfItem.order(.descending(Column("price"))).values(of: \.name, in: test.store) == ["a", "b", nil, "c", "a"])
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func columnOrderingsWorkInTheAsyncAndCompletionForms() async throws {
-        let test = try shelf(.sqlite)
+    @Test(arguments: Backend.available) func columnOrderingsWorkInTheAsyncAndCompletionForms(_ backend: Backend) async throws {
+        let test = try shelf(backend)
         #expect(try await ShelfItem.order(.descending(Column("price"))).findAll(in: test.store).map(\.id) == [5, 1, 4, 3, 2])
         let result: Result<ShelfItem?, ModelStoreError> = await withCheckedContinuation { continuation in
             ShelfItem.order(.descending("aisle"), .descending("price")).findFirst(in: test.store) { continuation.resume(returning: $0) }

@@ -103,9 +103,8 @@ import Testing
         #expect(try Team.order(.ascending(\.coach, \.name)).loading(.none).findAll(in: test.store).map(\.id) == [2, 3, 1])
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func aSelfRelationshipNestedTwoLevelsNamesTheRightRecords() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aSelfRelationshipNestedTwoLevelsNamesTheRightRecords(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var ceo = Employee(id: 1, name: "Ada")
         var cto = Employee(id: 2, name: "Brian")
         cto.reports = [Employee(id: 4, name: "Dan"), Employee(id: 5, name: "Eli")]

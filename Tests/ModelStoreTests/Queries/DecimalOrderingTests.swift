@@ -91,9 +91,8 @@ private struct ShelfTotal: Decodable, Sendable, Equatable {
         }
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func orderingByADecimalAgreesWithSwiftsSortWithNilFirstAscending() throws {
-        let test = try store(.sqlite)
+    @Test(arguments: Backend.available) func orderingByADecimalAgreesWithSwiftsSortWithNilFirstAscending(_ backend: Backend) throws {
+        let test = try store(backend)
         // Ties (0 and negative zero) are broken by key, as a stable sort of the id-ordered list keeps them.
         let ascending = Self.lots.sorted { $0.price < $1.price || ($0.price == $1.price && $0.id < $1.id) }.map(\.id)
         let descending = Self.lots.sorted { $0.price > $1.price || ($0.price == $1.price && $0.id < $1.id) }.map(\.id)

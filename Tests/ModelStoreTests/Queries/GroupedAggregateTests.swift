@@ -37,9 +37,8 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         return test
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func groupsByOnePropertyWithEveryAggregate() throws {
-        let test = try snacks(.sqlite)
+    @Test(arguments: Backend.available) func groupsByOnePropertyWithEveryAggregate(_ backend: Backend) throws {
+        let test = try snacks(backend)
         test.resetSQL()
         let stats = try Snack.all().grouped(by: \.taste)
             .findAll(as: TasteStats.self, .count(), .sum(\.price, as: "total"), .min(\.price, as: "cheapest"), in: test.store)
@@ -63,9 +62,8 @@ private struct TasteSizeCount: Decodable, Sendable, Equatable {
         #expect(averages.first?.dearest == 3)
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func havingOrderAndLimitSelectGroups() throws {
-        let test = try snacks(.sqlite)
+    @Test(arguments: Backend.available) func havingOrderAndLimitSelectGroups(_ backend: Backend) throws {
+        let test = try snacks(backend)
         let busy = try Snack.all().grouped(by: \.taste).having(Aggregate.count() >= 2)
             .findAll(as: TasteCount.self, .count(), in: test.store)
         #expect(busy.map(\.taste) == ["sweet"])

@@ -400,9 +400,8 @@ private func expectRefused<M: StoredModel>(
         try check(#Predicate<AtkStamped> { ($0.maybeCode ?? same) == same }, \.id, in: store, "(maybeCode ?? same) == same")
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func sortDescriptorsOnStoredFormsOrderAsSwift() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func sortDescriptorsOnStoredFormsOrderAsSwift(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let day = Date(timeIntervalSince1970: 1_700_000_000)
         let offsets: [Double] = [0.5, 0, -0.25, 3_600, 0, -86_400.125, 0.001]
         let records = offsets.enumerated().map { n, offset in
@@ -655,9 +654,8 @@ private func expectRefused<M: StoredModel>(
 
     // MARK: Sorting
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func sortDescriptorsWithTiesOptionalsAndReverseOrderAsSortedUsing() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func sortDescriptorsWithTiesOptionalsAndReverseOrderAsSortedUsing(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         _ = try AtkMixed.save(Self.mixed().reversed(), in: test.store)
         let stored = try AtkMixed.findAll(in: test.store).sorted { $0.id < $1.id }
         let orders: [[SortDescriptor<AtkMixed>]] = [

@@ -261,10 +261,9 @@ private struct Gadget: StoredModel, Equatable {
             })
     }
 
-    // SQLite only until PostgreSQL answers the same: PostgreSQL sorts NULL last in ascending order (SQLite: first).
-    @Test func sortDescriptorsOrderAsSortedUsingDoes() throws {
+    @Test(arguments: Backend.available) func sortDescriptorsOrderAsSortedUsingDoes(_ backend: Backend) throws {
         let records = Self.gadgets()
-        let test = try store(.sqlite, with: records)
+        let test = try store(backend, with: records)
         let orders: [[SortDescriptor<Gadget>]] = [
             [SortDescriptor(\Gadget.stock)],
             [SortDescriptor(\Gadget.stock, order: .reverse)],
