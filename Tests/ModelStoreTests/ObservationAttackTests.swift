@@ -596,8 +596,10 @@ struct ObservationAttackTests {
         let started = Date()
         try await OANote(id: 2, text: "b").save(in: store)
         #expect(await eventually(60) { latest.current.values.allSatisfy { $0 == 2 } && streamed.current == 500 })
+        // A guard against a pathological slowdown, not a benchmark: under coverage, on 2 cores,
+        // beside the PostgreSQL half of the suite, the 2,000 deliveries took 24 s.
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed < 20, "took \(elapsed)s")
+        #expect(elapsed < 50, "took \(elapsed)s")
         tokens.removeAll()
         #expect(await eventually { store.changeTracker.observerCount == 0 })
     }

@@ -13,7 +13,7 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
 
 /// Waits until `condition` holds, for up to `seconds`, blocking the thread: for synchronous
 /// tests that wait for handlers (which run on dispatch queues, not the concurrency pool).
-func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }
@@ -24,7 +24,7 @@ func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows
 
 /// Waits until `condition` holds, for up to `seconds`, without blocking a thread of the
 /// concurrency pool (tasks iterating observations need one).
-func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
+func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }
