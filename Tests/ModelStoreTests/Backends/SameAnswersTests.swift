@@ -80,4 +80,32 @@ import Testing
                 && error.suggestion?.contains("ALTER COLUMN") == true && error.model == "Shelf" && error.column == "price"
         }
     }
+
+    /// Two stores in different schemas of one server, each preparing a table of the same name:
+    /// the lock around table preparation is the schema's own, so the second never waits for
+    /// the first's open transaction (it waited, and failed `.busy`, when the lock was keyed by
+    /// the table name alone). PostgreSQL only: SQLite has no schemas, and one writer per file.
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func storesInOtherSchemasPreparingATableOfTheSameNameNeverWaitForEachOther() throws {
+        let first = try BackendStore(.postgres)
+        let second = try BackendStore(.postgres, configuration: ModelStore.Configuration(busyTimeout: 1))
+        let prepared = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            // The first use of Shelf prepares its table inside this transaction, which then
+            // stays open (and would hold a name-keyed lock) until released.
+            try? first.store.transaction {
+                try Shelf(id: 1, label: "held", price: nil).save(in: first.store)
+                prepared.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }
+        holder.start()
+        defer { release.signal() }
+        #expect(prepared.wait(timeout: .now() + 20) == .success)
+        let started = Date()
+        try Shelf(id: 1, label: "other schema", price: nil).save(in: second.store)
+        #expect(Date().timeIntervalSince(started) < 1, "the second schema's first save waited for the first's transaction")
+        #expect(try Shelf.find(key: 1, in: second.store)?.label == "other schema")
+    }
 }
