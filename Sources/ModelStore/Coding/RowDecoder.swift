@@ -109,15 +109,16 @@ final class RowDecoder: Decoder {
     }
 
     /// Finds `name` and checks for NULL: returns nil for NULL or an absent column when the
-    /// property is optional, and throws when it is not.
+    /// property is optional, and throws when it is not. `value` is SQLite's value object, nil
+    /// on a server (whose row is read in place by index): read it through the statement's
+    /// readers that take both.
     @inline(__always)
-    func present(_ name: String, optional: Bool) throws -> (position: Int, index: Int32, value: OpaquePointer, storage: Int32)? {
+    func present(_ name: String, optional: Bool) throws -> (position: Int, index: Int32, value: OpaquePointer?, storage: Int32)? {
         guard let (position, index) = column(name) else {
             if optional { return nil }
             throw missing(name)
         }
-        let value = statement.columnValue(at: index)
-        let storage = Statement.storageClass(of: value)
+        let (value, storage) = statement.cell(at: index)
         if storage == StorageClass.null {
             if optional { return nil }
             throw nullValue(position)
@@ -131,7 +132,7 @@ final class RowDecoder: Decoder {
     func integer<T: FixedWidthInteger>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
         guard storage == StorageClass.integer else { throw mismatch(position, index, expected: T.self) }
-        let stored = Statement.int64(of: value)
+        let stored = statement.int64(value, at: index)
         guard let value = T(exactly: stored) else {
             throw failure("The stored integer \(stored) does not fit in \(T.self).", position, index)
         }
@@ -141,8 +142,8 @@ final class RowDecoder: Decoder {
     @inline(__always)
     func double(_ name: String, optional: Bool) throws -> Double? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
-        if storage == StorageClass.float { return Statement.double(of: value) }
-        if storage == StorageClass.integer, let exact = Double(exactly: Statement.int64(of: value)) { return exact }
+        if storage == StorageClass.float { return statement.double(value, at: index) }
+        if storage == StorageClass.integer, let exact = Double(exactly: statement.int64(value, at: index)) { return exact }
         throw mismatch(position, index, expected: Double.self)
     }
 
@@ -161,7 +162,7 @@ final class RowDecoder: Decoder {
     func string(_ name: String, optional: Bool) throws -> String? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
         guard storage == StorageClass.text else { throw mismatch(position, index, expected: String.self) }
-        guard let text = Statement.exactString(of: value) else { throw invalidText(position, index) }
+        guard let text = statement.exactString(value, at: index) else { throw invalidText(position, index) }
         return text
     }
 
@@ -169,7 +170,7 @@ final class RowDecoder: Decoder {
     func bool(_ name: String, optional: Bool) throws -> Bool? {
         guard let (position, index, value, storage) = try present(name, optional: optional) else { return nil }
         if storage == StorageClass.integer {
-            switch Statement.int64(of: value) {
+            switch statement.int64(value, at: index) {
             case 0: return false
             case 1: return true
             default: break

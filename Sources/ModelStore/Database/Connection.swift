@@ -82,7 +82,8 @@ final class Connection {
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             sqlite3_close_v2(db)
-            throw ModelStoreError.sqlite(resultCode: rc, message: "cannot open the local row buffer", sql: nil)
+            throw ModelStoreError.sqlite(
+                resultCode: rc, message: "cannot open the local database that holds placeholder statements", sql: nil)
         }
         self.handle = db
         self.location = remote.location
@@ -154,7 +155,8 @@ final class Connection {
             suggestion: "Use the server's own tools for it (its dump and backup programs), or a SQLite store.")
     }
 
-    /// Prepares `sql` on the local SQLite database (on a server, the row buffer).
+    /// Prepares `sql` on the local SQLite database (on a server, a private in-memory one that
+    /// only gives each server statement an empty placeholder handle).
     func prepareLocal(_ sql: String) throws -> OpaquePointer {
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)

@@ -66,9 +66,9 @@ package protocol RemoteOpener: Sendable {
 /// Rows are read whole when the statement first steps: a driver answers with every row at
 /// once, and the engine never keeps a server statement open across calls to the server —
 /// except a stream's own query (`Statement.readInChunks()`), read through a cursor
-/// `RemoteStatement.chunk` rows at a time and closed when the statement is reset. Each row is then bound to a local SQLite statement
-/// (`SELECT ?1 AS a, ?2 AS b …`), so the engine reads every column exactly as it reads
-/// SQLite's — one reader of rows for both.
+/// `RemoteStatement.chunk` rows at a time and closed when the statement is reset. The
+/// statement's column readers read the current row's values in place (`cell(_:)`): a server
+/// row is converted once, by the driver, and never passes through a SQLite statement.
 final class RemoteStatement {
     unowned let connection: Connection
     /// The SQL the server runs (its own placeholders).
@@ -78,10 +78,10 @@ final class RemoteStatement {
     private(set) var hasRun = false
     private var rows: [[SQLValue]] = []
     private var position = 0
-    /// The column names the local statement was shaped for.
-    private var shapedFor: [String]?
-    /// Set by `run` when the result's columns differ from those the local statement has.
-    private(set) var newColumns: [String]?
+    /// The row the statement is on (the last `nextRow()`), read by the column readers.
+    private(set) var current: [SQLValue] = []
+    /// The result's column names, known once the statement has run.
+    private(set) var columns: [String] = []
     /// Whether this statement's query is read through a cursor (a stream's own query, inside
     /// a transaction); set by `Statement.readInChunks()`.
     var throughCursor = false
@@ -121,7 +121,7 @@ final class RemoteStatement {
         }
         take(result.rows)
         hasRun = true
-        newColumns = result.columns == shapedFor ? nil : result.columns
+        columns = result.columns
     }
 
     private func take(_ fetched: [[SQLValue]]) {
@@ -151,13 +151,23 @@ final class RemoteStatement {
         }
         guard position < rows.count else { return nil }
         defer { position += 1 }
-        return rows[position]
+        current = rows[position]
+        return current
+    }
+
+    /// The value of column `index` in the current row; NULL past its end (as SQLite answers
+    /// for a column it does not have).
+    @inline(__always)
+    func cell(_ index: Int32) -> SQLValue {
+        let index = Int(index)
+        return index >= 0 && index < current.count ? current[index] : .null
     }
 
     func reset() {
         closeCursor()
         hasRun = false
         rows = []
+        current = []
         position = 0
     }
 
@@ -171,18 +181,5 @@ final class RemoteStatement {
         openCursor = nil
         guard connection.isInTransaction, connection.transactionSerial == open.transaction else { return }
         _ = try? connection.runRemote(open.close, [])
-    }
-
-    /// A local statement with one column per name, each taking the parameter of its place.
-    func echo(for columns: [String]) throws -> OpaquePointer {
-        let list =
-            columns.isEmpty
-            ? "NULL WHERE 0"
-            : columns.enumerated().map { "?\($0 + 1) AS \"" + $1.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(
-                separator: ", ")
-        let statement = try connection.prepareLocal("SELECT " + list)
-        shapedFor = columns
-        newColumns = nil
-        return statement
     }
 }

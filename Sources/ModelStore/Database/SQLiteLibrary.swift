@@ -70,17 +70,3 @@ enum StorageClass {
     static let text = SQLITE_TEXT
     static let blob = SQLITE_BLOB
 }
-
-extension Statement {
-    /// The storage class of a column value (`columnValue(at:)`).
-    @inline(__always)
-    static func storageClass(of value: OpaquePointer) -> Int32 { sqlite3_value_type(value) }
-
-    /// A column value's integer.
-    @inline(__always)
-    static func int64(of value: OpaquePointer) -> Int64 { sqlite3_value_int64(value) }
-
-    /// A column value's double.
-    @inline(__always)
-    static func double(of value: OpaquePointer) -> Double { sqlite3_value_double(value) }
-}

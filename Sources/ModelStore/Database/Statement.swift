@@ -6,9 +6,9 @@ import Foundation
 /// Statements belong to one `Connection` and, like it, are used by one thread at a time.
 /// After each use a statement is reset, so it never holds a read snapshot or a lock open.
 final class Statement {
-    /// The SQLite statement; on a server, the local statement that holds the current row
-    /// (see `RemoteStatement`).
-    private(set) var handle: OpaquePointer
+    /// The SQLite statement; on a server, an empty local statement that is never stepped
+    /// (the rows are read from `remote`, see `RemoteStatement`).
+    let handle: OpaquePointer
     let sql: String
     private(set) var columnCount: Int32
     /// How many `?` parameters the statement takes.
@@ -24,8 +24,8 @@ final class Statement {
         self.remote = nil
     }
 
-    /// A statement run on a server. `placeholder` is an empty local statement, replaced by
-    /// one shaped like the result once the server answers.
+    /// A statement run on a server. `placeholder` is an empty local statement: it only
+    /// gives the statement a handle; rows are read from `remote`.
     init(remote: RemoteStatement, placeholder: OpaquePointer, sql: String) {
         self.handle = placeholder
         self.sql = sql
@@ -146,25 +146,14 @@ final class Statement {
     func runOnServer() throws {
         guard let remote, !remote.hasRun else { return }
         try remote.run()
-        if let columns = remote.newColumns {
-            let echo = try remote.echo(for: columns)
-            sqlite3_finalize(handle)
-            handle = echo
-            columnCount = Int32(columns.count)
-        }
+        columnCount = Int32(remote.columns.count)
     }
 
-    /// Runs the statement on the server at the first step, then hands out its rows one by
-    /// one through the local statement, so every column reader works as on SQLite.
+    /// Runs the statement on the server at the first step, then moves to its next row, which
+    /// the column readers read in place.
     private func stepRemote(_ remote: RemoteStatement) throws -> Bool {
         try runOnServer()
-        guard let row = try remote.nextRow() else { return false }
-        sqlite3_reset(handle)
-        for (offset, value) in row.enumerated() {
-            try bindLocal(value, at: Int32(offset + 1))
-        }
-        guard sqlite3_step(handle) == SQLITE_ROW else { throw error(sqlite3_errcode(sqlite3_db_handle(handle))) }
-        return true
+        return try remote.nextRow() != nil
     }
 
     /// Binds `values`, runs the statement to completion and resets it.
@@ -185,36 +174,68 @@ final class Statement {
 
     /// The column's value object, read once and then inspected: cheaper than one
     /// `sqlite3_column_*` call for its type and another for its contents.
+    /// On a server the value object is nil: the value is read from the row in place, by
+    /// index, through the readers that take both (`int64(_:at:)` …).
     @inline(__always)
-    func columnValue(at index: Int32) -> OpaquePointer {
-        sqlite3_column_value(handle, index)
+    func cell(at index: Int32) -> (value: OpaquePointer?, storage: Int32) {
+        if let remote { return (nil, remote.cell(index).storageClass) }
+        let value = sqlite3_column_value(handle, index)
+        return (value, sqlite3_value_type(value))
+    }
+
+    /// The integer of a cell from `cell(at:)`.
+    @inline(__always)
+    func int64(_ value: OpaquePointer?, at index: Int32) -> Int64 {
+        if let value { return sqlite3_value_int64(value) }
+        return int64(at: index)
+    }
+
+    /// The double of a cell from `cell(at:)`.
+    @inline(__always)
+    func double(_ value: OpaquePointer?, at index: Int32) -> Double {
+        if let value { return sqlite3_value_double(value) }
+        return double(at: index)
+    }
+
+    /// The exact text of a cell from `cell(at:)`; nil when its bytes are not UTF-8.
+    @inline(__always)
+    func exactString(_ value: OpaquePointer?, at index: Int32) -> String? {
+        if let value { return Self.exactString(of: value) }
+        if case .text(let text) = remote?.cell(index) { return text }
+        return nil
     }
 
     /// SQLite's storage class of column `index` in the current row (`SQLITE_INTEGER` …).
     @inline(__always)
     func storageClass(at index: Int32) -> Int32 {
-        sqlite3_column_type(handle, index)
+        if let remote { return remote.cell(index).storageClass }
+        return sqlite3_column_type(handle, index)
     }
 
     @inline(__always)
     func isNull(at index: Int32) -> Bool {
-        sqlite3_column_type(handle, index) == SQLITE_NULL
+        storageClass(at: index) == SQLITE_NULL
     }
 
+    /// The column as an integer, converted as SQLite's `sqlite3_column_int64` does.
     @inline(__always)
     func int64(at index: Int32) -> Int64 {
-        sqlite3_column_int64(handle, index)
+        if let remote { return remote.cell(index).int64Value }
+        return sqlite3_column_int64(handle, index)
     }
 
+    /// The column as a double, converted as SQLite's `sqlite3_column_double` does.
     @inline(__always)
     func double(at index: Int32) -> Double {
-        sqlite3_column_double(handle, index)
+        if let remote { return remote.cell(index).doubleValue }
+        return sqlite3_column_double(handle, index)
     }
 
     /// The column as text, NUL characters included. Bytes that are not UTF-8 become U+FFFD:
     /// for names and messages only; values are read with `exactString` or `value(at:)`.
     @inline(__always)
     func string(at index: Int32) -> String {
+        if let remote { return remote.cell(index).textValue }
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
@@ -222,6 +243,7 @@ final class Statement {
 
     @inline(__always)
     func data(at index: Int32) -> Data {
+        if let remote { return remote.cell(index).dataValue }
         guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
     }
@@ -245,6 +267,7 @@ final class Statement {
     /// a different value — one that saving back would write over the stored bytes. Every
     /// conversion to a Swift text type then refuses it, and messages show the exact bytes.
     func value(at index: Int32) -> SQLValue {
+        if let remote { return remote.cell(index) }
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(int64(at: index))
         case SQLITE_FLOAT: return .real(double(at: index))
@@ -305,7 +328,10 @@ final class Statement {
     }
 
     func columnName(at index: Int32) -> String {
-        sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "column \(index)"
+        if let remote {
+            return index >= 0 && Int(index) < remote.columns.count ? remote.columns[Int(index)] : "column \(index)"
+        }
+        return sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "column \(index)"
     }
 
     // MARK: Errors
@@ -318,5 +344,72 @@ final class Statement {
         // matches this result code.
         let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
         return .sqlite(resultCode: code, message: message, sql: sql, database: db)
+    }
+}
+
+extension SQLValue {
+    /// The SQLite storage class this value would have in a row (`SQLITE_INTEGER` …): a server
+    /// row's cells are read as SQLite's are.
+    @inline(__always)
+    var storageClass: Int32 {
+        switch self {
+        case .null: SQLITE_NULL
+        case .integer: SQLITE_INTEGER
+        case .real: SQLITE_FLOAT
+        case .text: SQLITE_TEXT
+        case .blob: SQLITE_BLOB
+        }
+    }
+
+    /// The value as an integer, converted about as `sqlite3_column_int64` converts a column
+    /// (text by the number it spells, a double toward zero, NULL as 0): the engine reads
+    /// integers this way only from catalog queries, whose columns are integers.
+    var int64Value: Int64 {
+        switch self {
+        case .null: 0
+        case .integer(let integer): integer
+        case .real(let real): Int64(exactly: real.rounded(.towardZero)) ?? (real.isNaN ? 0 : (real < 0 ? .min : .max))
+        case .text(let text):
+            Int64(text.trimmingCharacters(in: .whitespaces)) ?? Self.real(text).map { Int64(exactly: $0.rounded(.towardZero)) ?? 0 } ?? 0
+        case .blob(let data): SQLValue.text(String(decoding: data, as: UTF8.self)).int64Value
+        }
+    }
+
+    /// The number text spells, spaces around it ignored.
+    private static func real(_ text: String) -> Double? {
+        Double(text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The value as a double, converted as `sqlite3_column_double` converts a column.
+    var doubleValue: Double {
+        switch self {
+        case .null: 0
+        case .integer(let integer): Double(integer)
+        case .real(let real): real
+        case .text(let text): Self.real(text) ?? 0
+        case .blob(let data): Self.real(String(decoding: data, as: UTF8.self)) ?? 0
+        }
+    }
+
+    /// The value as text (for names and messages): numbers in SQLite's spelling, bytes as
+    /// UTF-8 with U+FFFD for what is not, NULL as empty text.
+    var textValue: String {
+        switch self {
+        case .null: ""
+        case .integer(let integer): String(integer)
+        case .real(let real): String(real)
+        case .text(let text): text
+        case .blob(let data): String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// The value as bytes: text as its UTF-8, NULL as no bytes.
+    var dataValue: Data {
+        switch self {
+        case .null: Data()
+        case .integer, .real: Data(textValue.utf8)
+        case .text(let text): Data(text.utf8)
+        case .blob(let data): data
+        }
     }
 }
