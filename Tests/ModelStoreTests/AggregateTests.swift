@@ -160,9 +160,8 @@ struct BatchChangeTests {
         #expect(try Snack.exists(key: 9, in: test.store))
     }
 
-    // SQLite only until PostgreSQL answers the same: writes submitted side by side fail with .busy (could not serialize access) instead of waiting their turn.
-    @Test func threeFormsOfBatchChanges() async throws {
-        let test = try seeded(.sqlite)
+    @Test(arguments: Backend.available) func threeFormsOfBatchChanges(_ backend: Backend) async throws {
+        let test = try seeded(backend)
         #expect(try await Snack.updateAll(where: \.snackId == 1, set: [.set(\.price, to: 9)], in: test.store) == 1)
         #expect(try await Snack.filter(\.snackId == 2).updateAll(.set(\.price, to: 9), in: test.store) == 1)
         #expect(try await Snack.deleteAll(where: \.price == 9, in: test.store) == 3)

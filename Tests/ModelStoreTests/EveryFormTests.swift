@@ -113,9 +113,8 @@ struct EveryFormTests {
         #expect(try await all.values(of: \.name, in: store) == values)
     }
 
-    // SQLite only until PostgreSQL answers the same: writes submitted side by side fail with .busy (could not serialize access) instead of waiting their turn.
-    @Test func writesWorkInEveryForm() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func writesWorkInEveryForm(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         #expect(try synchronously { try Snack(snackId: 1, name: "a").save(in: store) } == .inserted)
         #expect(try await delivered { Snack(snackId: 2, name: "b").save(in: store, completion: $0) }.get() == .inserted)

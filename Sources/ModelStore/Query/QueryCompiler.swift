@@ -165,9 +165,15 @@ struct QueryCompiler {
                 error.model = table.modelName
                 throw error
             }
+            // A key column is never NULL: no NULL order, so its index (the primary key's, in
+            // NULL's default place) serves the order without a sort.
+            var neverNull = false
+            if case .column(let reference) = ordering.term, reference.path.isEmpty {
+                neverNull = table.keyNames.contains(reference.name)
+            }
             clause.sql +=
                 (offset == 0 ? "" : ", ") + term.sql + (ordering.descending ? " DESC" : "")
-                + dialect.nullsOrder(descending: ordering.descending)
+                + (neverNull ? "" : dialect.nullsOrder(descending: ordering.descending))
             clause.values += term.values
         }
         for (offset, name) in table.keyNames.enumerated() where !named.contains(name) {

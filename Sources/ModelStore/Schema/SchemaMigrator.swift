@@ -134,7 +134,7 @@ enum SchemaMigrator {
                 continue
             }
             do {
-                try connection.execute(index.createSQL(on: table))
+                try connection.execute(index.createSQL(on: table, dialect: connection.dialect))
             } catch var error as ModelStoreError where error.code == .constraintViolation {
                 error.model = table.modelName
                 error.message =
@@ -153,7 +153,8 @@ enum SchemaMigrator {
             var sql = "ALTER TABLE \(table.quotedTable) ADD COLUMN \(quoted(column.name))"
             let dialect = connection.dialect
             if column.storage != .untyped || dialect.capabilities.typesEveryColumn {
-                sql += " " + dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
+                let type = dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
+                sql += " " + type + dialect.byteOrderCollation(forDeclaredType: type)
             }
             if dialect.capabilities.columnCollations, let collation = column.collation { sql += " COLLATE \(collation.rawValue)" }
             if !dialect.capabilities.foreignKeysAfterTables, let reference = table.singleColumnReference(for: column.name) {
@@ -366,7 +367,10 @@ enum SchemaMigrator {
                 return definition + " " + assigned
             }
             if column.storage != .untyped || dialect.capabilities.typesEveryColumn {
-                definition += " " + dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
+                // Text compares by its bytes on every backend (see `byteOrderCollation`): declared
+                // on the column, its indexes serve the queries, which name that collation.
+                let type = dialect.columnType(column.storage.rawValue, isDecimal: column.holdsDecimal)
+                definition += " " + type + dialect.byteOrderCollation(forDeclaredType: type)
             }
             if dialect.capabilities.columnCollations, let collation = column.collation { definition += " COLLATE " + collation.rawValue }
             if !column.isOptional { definition += " NOT NULL" }

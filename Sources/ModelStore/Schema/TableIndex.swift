@@ -48,10 +48,13 @@ struct IndexDescription: Sendable, Hashable {
     let positions: [Int]
     let name: String
 
-    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …`
-    func createSQL(on table: TableDescription) -> String {
-        "CREATE \(isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoted(name)) ON \(table.quotedTable) ("
-            + columns.map(quoted).joined(separator: ", ") + ")"
+    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …`, each column in the order queries ask for
+    /// (where the backend names where NULL sorts, NULL first, as every ascending ORDER BY
+    /// says): an index in another order cannot serve an ordered query without a sort.
+    func createSQL(on table: TableDescription, dialect: any SQLDialect) -> String {
+        let order = dialect.nullsOrder(descending: false)
+        return "CREATE \(isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoted(name)) ON \(table.quotedTable) ("
+            + columns.map { quoted($0) + order }.joined(separator: ", ") + ")"
     }
 }
 

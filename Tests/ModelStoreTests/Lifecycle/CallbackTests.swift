@@ -177,9 +177,8 @@ extension Lamp: SaveCallbacks, DeleteCallbacks {
         #expect(try events(store).isEmpty)
     }
 
-    // SQLite only until PostgreSQL answers the same: writes submitted side by side fail with .busy (could not serialize access) instead of waiting their turn.
-    @Test func callbacksRunInTheAsyncAndCompletionFormsWithoutDeadlock() async throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func callbacksRunInTheAsyncAndCompletionFormsWithoutDeadlock(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
         let store = test.store
         try await Sentry(id: 1, name: "Ann").save(in: store)
         let done: Result<SaveOutcome, ModelStoreError> = await withCheckedContinuation { continuation in

@@ -282,9 +282,8 @@ private func tick() { Thread.sleep(forTimeInterval: 0.03) }
     }
 
     /// One date per transaction, also for the records callbacks write.
-    // SQLite only until PostgreSQL answers the same: preparing a table takes pg_advisory_xact_lock on its name without the schema, so a store in another schema can hold it past the busy timeout (.busy).
-    @Test func aCallbacksWritesShareTheTransactionsDate() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aCallbacksWritesShareTheTransactionsDate(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         try store.transaction {
             try Tally(id: 1, name: "memo").save(in: store)
