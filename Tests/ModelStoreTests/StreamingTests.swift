@@ -120,9 +120,7 @@ struct StreamingTests {
         #expect(count == 5_000)
     }
 
-    // SQLite only until PostgreSQL answers the same: in the full parallel suite the stream had not started after 120 s
-    // (its store waited on another schema's table-preparation lock, pg_advisory_xact_lock keyed by table name alone).
-    @Test(arguments: [Backend.sqlite]) func cancellingTheTaskEndsTheStreamWithCancelledAndReturnsTheReader(_ backend: Backend) async throws
+    @Test(arguments: Backend.available) func cancellingTheTaskEndsTheStreamWithCancelledAndReturnsTheReader(_ backend: Backend) async throws
     {
         let test = try seeded(5_000, StoreKind.file.or(backend), configuration: .init(maximumReaders: 1))
         let store = test.store
@@ -153,9 +151,8 @@ struct StreamingTests {
         #expect(count == 5_000)
     }
 
-    // SQLite only until PostgreSQL answers the same: a save submitted while a stream is half consumed does not complete until the stream ends.
-    @Test func aSaveCompletesWhileAStreamIsHalfConsumed() async throws {
-        let test = try seeded(5_000)
+    @Test(arguments: Backend.available) func aSaveCompletesWhileAStreamIsHalfConsumed(_ backend: Backend) async throws {
+        let test = try seeded(5_000, StoreKind.file.or(backend))
         let store = test.store
         var iterator = StreamRow.all().stream(in: store).makeAsyncIterator()
         for _ in 0..<1_000 { _ = try await iterator.next() }
@@ -174,21 +171,22 @@ struct StreamingTests {
                 guard row.id == 1 else { return }
                 // From another thread: on this one, inside the read, the call would join it.
                 DispatchQueue.global().async {
-                    store.execute("UPDATE StreamRow SET text = \("written") WHERE id = \(2)") { done.add((try? $0.get()) == 1) }
+                    store.execute("UPDATE \"StreamRow\" SET text = \("written") WHERE id = \(2)") { done.add((try? $0.get()) == 1) }
                 }
                 #expect(eventually(10) { done.current == [true] })
             }
         }()
     }
 
-    // SQLite only until PostgreSQL answers the same: a stream also sees writes submitted after it started (got ids 1...10, SQLite 1...5).
-    @Test func aStreamSeesWritesSubmittedBeforeIt() async throws {
-        let test = try seeded(10)
+    @Test(arguments: Backend.available) func aStreamSeesWritesSubmittedBeforeIt(_ backend: Backend) async throws {
+        let test = try seeded(10, StoreKind.file.or(backend))
         let store = test.store
-        store.execute("DELETE FROM StreamRow WHERE id > \(5)") { _ in }
+        let deleted = Locked<Int?>(nil)
+        store.execute("DELETE FROM \"StreamRow\" WHERE id > \(5)") { result in deleted.withLock { $0 = try? result.get() } }
         var ids: [Int64] = []
         for try await row in StreamRow.all().stream(in: store) { ids.append(row.id) }
         #expect(ids == [1, 2, 3, 4, 5])
+        #expect(await eventually { deleted.current == 5 })
     }
 
     // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).

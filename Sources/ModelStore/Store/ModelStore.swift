@@ -90,8 +90,9 @@ public final class ModelStore: Sendable {
         /// asynchronous write still in flight. Reads still run side by side with each other.
         case afterEarlierWrites
         /// A read never waits for writes: it sees what was committed when it starts (a WAL
-        /// snapshot), so a long import never stalls it. A write submitted before it but not
-        /// yet committed is not seen. In-memory stores always order reads after writes.
+        /// snapshot on SQLite, the server's snapshot on PostgreSQL), so a long import never
+        /// stalls it. A write submitted before it but not yet committed is not seen. In-memory
+        /// stores always order reads after writes.
         case latestCommitted
     }
 
@@ -102,7 +103,8 @@ public final class ModelStore: Sendable {
 
     let queue: DispatchQueue
     let pool: ConnectionPool
-    /// Whether reads bypass the queue's barriers (`ReadOrdering.latestCommitted` on a file).
+    /// Whether reads bypass the queue's barriers (`ReadOrdering.latestCommitted` on a file or
+    /// a server).
     let readsSkipBarriers: Bool
     /// Whether the store is a file (WAL: readers never block the writer).
     let isFileStore: Bool
@@ -220,8 +222,12 @@ public final class ModelStore: Sendable {
         self.changeTracker = ChangeTracker(
             pollInterval: max(0.001, configuration.externalChangePollInterval),
             versionSource: { isFile ? pool.writerDataVersion() : nil })
-        // A shared-cache memory database locks whole tables, so its reads must not overlap writes.
-        if case .file = location { readsSkipBarriers = configuration.readOrdering == .latestCommitted } else { readsSkipBarriers = false }
+        // A shared-cache memory database locks whole tables, so its reads must not overlap
+        // writes; a file's readers read a WAL snapshot, and a server's their own (MVCC).
+        switch location {
+        case .file, .remote: readsSkipBarriers = configuration.readOrdering == .latestCommitted
+        default: readsSkipBarriers = false
+        }
         if case .file = location { isFileStore = true } else { isFileStore = false }
         pool.adopt(owner: ObjectIdentifier(self))
     }

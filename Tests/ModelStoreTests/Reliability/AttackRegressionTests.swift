@@ -84,11 +84,10 @@ struct AttackRegressionTests {
         #expect(failures.current == 0)
     }
 
-    // SQLite only until PostgreSQL answers the same: a read submitted before close() does not deliver its answer (nil, SQLite 'x').
-    @Test func closeFinishesASubmittedReadThatNeedsTheWriter() throws {
-        let test = try TestStore(.file)
-        try test.rawExecute("CREATE TABLE AtkGrow (id INTEGER PRIMARY KEY, a TEXT)")
-        try test.rawExecute("INSERT INTO AtkGrow VALUES (1, 'x')")
+    @Test(arguments: Backend.available) func closeFinishesASubmittedReadThatNeedsTheWriter(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        try test.rawExecute("CREATE TABLE \"AtkGrow\" (\"id\" BIGINT PRIMARY KEY, \"a\" TEXT)")
+        try test.rawExecute("INSERT INTO \"AtkGrow\" VALUES (1, 'x')")
         let store = test.store
         let gate = DispatchSemaphore(value: 0), began = DispatchSemaphore(value: 0)
         store.transaction(
@@ -217,10 +216,9 @@ struct AttackRegressionTests {
         #expect(try Snack.count(in: store) == 1)
     }
 
-    // SQLite only until PostgreSQL answers the same: a synchronous call from a task started inside a block does not fail at once (it waits).
-    @Test(arguments: [false, true])
-    func aSynchronousCallFromATaskStartedInsideABlockFailsAtOnce(_ inReadBlock: Bool) async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available, [false, true])
+    func aSynchronousCallFromATaskStartedInsideABlockFailsAtOnce(_ backend: Backend, _ inReadBlock: Bool) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         let code = Locked<ModelStoreError.Code?>(nil)
         let finished = try await runTaskInsideABlock(of: store, readBlock: inReadBlock) {
