@@ -155,6 +155,10 @@ final class RemoteStatement {
         return current
     }
 
+    /// How many rows are left to hand out, when they are all held (nil while a cursor has
+    /// more to fetch).
+    var heldRowCount: Int? { fetch == nil ? rows.count - position : nil }
+
     /// The value of column `index` in the current row; NULL past its end (as SQLite answers
     /// for a column it does not have).
     @inline(__always)

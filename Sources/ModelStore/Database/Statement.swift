@@ -149,6 +149,15 @@ final class Statement {
         columnCount = Int32(remote.columns.count)
     }
 
+    /// How many rows the bound statement's result holds, when the backend knows without
+    /// stepping through them: a server answers with every row at once (nil when the result
+    /// is read through a cursor). Nil on SQLite, which finds its rows as it steps.
+    func rowCountWithoutStepping() throws -> Int? {
+        guard let remote else { return nil }
+        try runOnServer()
+        return remote.heldRowCount
+    }
+
     /// Runs the statement on the server at the first step, then moves to its next row, which
     /// the column readers read in place.
     private func stepRemote(_ remote: RemoteStatement) throws -> Bool {

@@ -13,19 +13,20 @@ extension Session {
     func findRecords<M: StoredModel>(_ type: M.Type, in table: TableDescription) throws -> [M] {
         let statement = try statement(.findAll, table, owner: ObjectIdentifier(type))
         // Counting first (SQLite walks the b-tree without decoding) lets the rows decode
-        // into an array of the right size: the peak is the result, not twice it.
-        let expected = try count(table, owner: ObjectIdentifier(type))
+        // into an array of the right size: the peak is the result, not twice it. A server
+        // has answered with every row already, so its count is known without another query.
+        let expected = try statement.rowCountWithoutStepping() ?? count(table, owner: ObjectIdentifier(type))
         return try decodeAll(type, from: statement, table: table, expected: expected)
     }
 
     /// Decodes every row `statement` returns (already bound) and resets it. `expected`, when
-    /// known, sizes the result exactly; rows beyond it (a write committed in between) are
-    /// still returned.
+    /// known (or when a server has answered with every row), sizes the result exactly; rows
+    /// beyond it (a write committed in between) are still returned.
     func decodeAll<M: StoredModel>(_ type: M.Type, from statement: Statement, table: TableDescription, expected: Int? = nil) throws -> [M] {
         defer { statement.reset() }
         let decoder = RowDecoder(statement: statement, layout: table.layout, keyPositions: table.keyPositions)
         let rows = RowBuffer<M>()
-        guard let expected, expected > 0 else {
+        guard let expected = try expected ?? statement.rowCountWithoutStepping(), expected > 0 else {
             while try statement.step() { rows.append(try decoder.decode(type)) }
             return rows.finish()
         }
