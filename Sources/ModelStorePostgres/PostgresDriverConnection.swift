@@ -273,9 +273,9 @@
             }
         }
 
-        /// NUMERIC's binary form as its exact decimal text (`-12.3400`, `NaN`): every digit and
-        /// the scale kept, so the engine's Decimal reader refuses what a Decimal cannot hold
-        /// rather than reading a rounded number.
+        /// NUMERIC's binary form as its exact decimal text (`-12.34` for -12.3400, `NaN`): every
+        /// significant digit kept, so the engine's Decimal reader refuses what a Decimal cannot
+        /// hold rather than reading a rounded number; the scale's trailing zeros dropped.
         static func numericText(_ buffer: ByteBuffer) -> String? {
             var buffer = buffer
             guard let count = buffer.readInteger(as: Int16.self), let weight = buffer.readInteger(as: Int16.self),
@@ -311,7 +311,12 @@
                 index += 1
             }
             fraction = String(fraction.prefix(Int(scale)))
-            return (sign == 0x4000 ? "-" : "") + integer + (fraction.isEmpty ? "" : "." + fraction)
+            // The scale's trailing zeros are no digits of the number (a sum of 0.1, 0.2 and -0.3
+            // is 0.0 at scale 1): dropped, the text is the one a Decimal writes, which the
+            // engine's reader demands.
+            while fraction.last == "0" { fraction.removeLast() }
+            let negative = sign == 0x4000 && !(integer.allSatisfy { $0 == "0" } && fraction.isEmpty)
+            return (negative ? "-" : "") + integer + (fraction.isEmpty ? "" : "." + fraction)
         }
 
         /// A Double as PostgreSQL reads it back exactly (Swift's shortest round-trip digits).

@@ -52,7 +52,13 @@ private struct PlaceholderSingleValueContainer: SingleValueDecodingContainer {
             decoder.noteStorage(standard.storage)
             return standard.value
         }
-        return try decoder.placeholder(type)
+        // A wrapper of a wrapper (`OneValue<OneValue<Int16>>`) is stored as the innermost
+        // value: its storage too, or the column would be declared without a type (TEXT on a
+        // server, which then turns the integer into text).
+        let made = Placeholder.make(type, depth: decoder.depth)
+        if case .single(let storage?)? = made.request { decoder.noteStorage(storage) }
+        if let value = made.value { return value }
+        throw made.failure ?? ModelStoreError(.invalidModel, "No placeholder for \(T.self).")
     }
 }
 

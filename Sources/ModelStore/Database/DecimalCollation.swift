@@ -163,15 +163,20 @@ enum DecimalSum {
         sqlite3_result_text(context, state.total.description, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
     }
 
+    /// A sum that a Decimal cannot hold exactly.
+    static func overflow(
+        model: String, column: String, reason: String = "the sum needs \(overflowMarker), which a Decimal cannot hold exactly."
+    ) -> ModelStoreError {
+        ModelStoreError(
+            .invalidQuery, "The sum of \(model).\(column) cannot be computed exactly: \(reason)", model: model, column: column,
+            suggestion: "Sum fewer records, or read the values and add them with a rounding rule of your choice.")
+    }
+
     /// A failure of the aggregate as the error its cause deserves, or nil for any other error.
     static func refined(_ error: ModelStoreError, model: String, column: String) -> ModelStoreError? {
         guard let message = error.sqliteMessage, message.hasPrefix(errorPrefix) else { return nil }
         let reason = String(message.dropFirst(errorPrefix.count))
-        if message.contains(overflowMarker) {
-            return ModelStoreError(
-                .invalidQuery, "The sum of \(model).\(column) cannot be computed exactly: \(reason)", model: model, column: column,
-                suggestion: "Sum fewer records, or read the values and add them with a rounding rule of your choice.")
-        }
+        if message.contains(overflowMarker) { return overflow(model: model, column: column, reason: reason) }
         return ModelStoreError(.decodingFailed, "The sum of \(model).\(column) failed: \(reason)", model: model, column: column)
     }
 }

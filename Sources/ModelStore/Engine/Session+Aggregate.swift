@@ -1,3 +1,5 @@
+import Foundation
+
 extension Session {
     /// `function(column)` over the query's records: `sum`, `avg`, `min`, `max`.
     func aggregate<M: StoredModel>(_ query: Query<M>, _ function: String, _ column: ColumnReference) throws -> SQLValue {
@@ -14,6 +16,14 @@ extension Session {
         let source = try compiler.source(query, columns: name)
         let value = try refiningDecimalSum(table, column) {
             try scalar(SQLFragment("SELECT \(Self.aggregateSQL(function, of: name, compiler, column)) FROM ") + source) ?? .null
+        }
+        // A backend that adds NUMERIC itself answers an exact sum of any length: one that a
+        // Decimal cannot hold is refused as `modelstore_decimal_sum` refuses it.
+        if function == "sum", case .text(let text) = value, (try? Decimal(sqlValue: value)) == nil,
+            let position = table.layout.position(of: column.name), table.columns[position].holdsDecimal,
+            !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") })
+        {
+            throw DecimalSum.overflow(model: table.modelName, column: column.name)
         }
         return try loaded([value], format, table, column)[0]
     }

@@ -408,8 +408,7 @@ struct SingleValueCodingTests {
         #expect(error.key == "id = 1")
     }
 
-    // SQLite only until PostgreSQL answers the same: a single-value wrapper of Int16 reads back as the text '-1234', which the decoding refuses (.decodingFailed).
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func customSingleValueWrappersOfEveryStandardTypeRoundTripExactly(kind: StoreKind) throws {
         let test = try TestStore(kind)
         let model = WrappedRow.sample(1)

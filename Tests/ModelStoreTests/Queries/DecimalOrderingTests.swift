@@ -164,9 +164,8 @@ private struct ShelfTotal: Decodable, Sendable, Equatable {
         }
     }
 
-    // SQLite only until PostgreSQL answers the same: a sum of Decimal values comes back as '0.0', which the Decimal decoding refuses (.decodingFailed).
-    @Test func sumOfADecimalIsExactNotFloatingPoint() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func sumOfADecimalIsExactNotFloatingPoint(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let cents = (1...10).map { Lot(id: $0, shelf: $0 % 2 == 0 ? "even" : "odd", price: Decimal(string: "0.1")!, bid: nil) }
         try Lot.save(cents, in: test.store)
         try Lot.save(
@@ -184,9 +183,8 @@ private struct ShelfTotal: Decodable, Sendable, Equatable {
             ])
     }
 
-    // SQLite only until PostgreSQL answers the same: a Decimal sum beyond 38 digits throws .decodingFailed, not .invalidQuery.
-    @Test func aDecimalSumBeyond38DigitsIsRefusedRatherThanRounded() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aDecimalSumBeyond38DigitsIsRefusedRatherThanRounded(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let big = Decimal(string: "12345678901234567890.123456789012345678")!
         try Lot.save([Lot(id: 1, shelf: "a", price: big, bid: nil), Lot(id: 2, shelf: "a", price: big, bid: nil)], in: test.store)
         // 24691357802469135780.246913578024691356 has 38 digits: exact.
