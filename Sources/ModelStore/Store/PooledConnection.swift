@@ -182,7 +182,11 @@ extension PooledConnection {
             guard !standIns.contains(join.name),
                 try connection.scalar(connection.dialect.tableExistsSQL, [.text(join.name)]) == nil
             else { continue }
-            let joinColumns = (join.ownerColumns + join.targetColumns).map(quoted)
+            // Typed where the backend types every column (a server's CREATE TABLE needs them).
+            let typed = connection.dialect.capabilities.typesEveryColumn
+            let joinColumns = zip(join.ownerColumns + join.targetColumns, join.ownerStorage + join.targetStorage).map {
+                quoted($0) + (typed ? " " + connection.dialect.columnType($1.rawValue, isDecimal: false) : "")
+            }
             statements.append("CREATE TEMP TABLE \(quoted(join.name)) (\(joinColumns.joined(separator: ", ")))")
             standIns.append(join.name)
         }
