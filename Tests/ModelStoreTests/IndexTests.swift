@@ -67,9 +67,8 @@ struct IndexTests {
         #expect(plan.contains { $0.contains { $0.description.contains("index_Items_price") } })
     }
 
-    // SQLite only until PostgreSQL answers the same: a save meeting a unique index violates it instead of merging into the stored record (B8).
-    @Test func aUniqueIndexMakesSaveDedupeOnItKeepingTheStoredKey() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aUniqueIndexMakesSaveDedupeOnItKeepingTheStoredKey(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         #expect(try User(id: "u1", email: "a@x", city: "Oslo").save(in: test.store) == .inserted)
         #expect(try User(id: "u2", email: "a@x", age: 30).save(in: test.store) == .updated)
         #expect(try User.findAll(in: test.store) == [User(id: "u1", email: "a@x", city: "Oslo", age: 30)])
@@ -79,9 +78,8 @@ struct IndexTests {
         #expect(try User.count(in: test.store) == 3)
     }
 
-    // SQLite only until PostgreSQL answers the same: a save meeting a unique index violates it instead of merging into the stored record (B8).
-    @Test func aUniqueIndexDedupesWithinAndAcrossABatch() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aUniqueIndexDedupesWithinAndAcrossABatch(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try User(id: "stored", email: "s@x").save(in: test.store)
         let result = try User.save(
             [
@@ -92,6 +90,40 @@ struct IndexTests {
             try User.findAll(in: test.store) == [
                 User(id: "n2", email: "new@x", age: 5), User(id: "stored", email: "s@x", city: "A"),
             ])
+    }
+
+    /// On a server an upsert has one conflict target, so a save that clashes on a unique
+    /// index runs again with the index as its target, in a savepoint: inside the caller's
+    /// transaction too, in every form, and a clash while updating the record with the
+    /// model's own key is refused, writing nothing.
+    @Test(arguments: Backend.available)
+    func aUniqueIndexMergesInEveryFormAndInsideATransactionAndAKeyedClashIsRefused(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        try Self.mergeSynchronously(store)
+        #expect(try await User(id: "async", email: "t@x", age: 7).save(in: store) == .updated)
+        let viaCompletion: Result<SaveOutcome, ModelStoreError> = await withCheckedContinuation { continuation in
+            User(id: "completion", email: "t@x", city: "Rome").save(in: store) { continuation.resume(returning: $0) }
+        }
+        #expect(try viaCompletion.get() == .updated)
+        #expect(try await User.findAll(in: store) == [User(id: "other", email: "o@x"), User(id: "t1", email: "t@x", city: "Rome", age: 7)])
+    }
+
+    private static func mergeSynchronously(_ store: ModelStore) throws {
+        try User(id: "t1", email: "t@x", city: "Oslo").save(in: store)
+        try User(id: "other", email: "o@x").save(in: store)
+        let outcomes = try store.transaction {
+            let merged = try User(id: "t2", email: "t@x", age: 3).save(in: store)
+            let inserted = try User(id: "t3", email: "n@x").save(in: store)
+            // A failed save caught inside the block leaves the rest of it to commit.
+            let refused = (try? User(id: "other", email: "t@x").save(in: store)) == nil
+            return (merged, inserted, refused)
+        }
+        #expect(outcomes.0 == .updated && outcomes.1 == .inserted && outcomes.2)
+        #expect(try User.find(key: "other", in: store)?.email == "o@x")
+        #expect(try User.find(key: "t1", in: store) == User(id: "t1", email: "t@x", city: "Oslo", age: 3))
+        #expect(try User.exists(key: "t2", in: store) == false)
+        try User.delete(key: "t3", in: store)
     }
 
     @Test(arguments: Backend.available) func insertRefusesAModelWhoseUniqueValuesAreTaken(_ backend: Backend) throws {

@@ -44,7 +44,10 @@ extension Session {
     /// inside the caller's transaction; elements with the same key merge, later over earlier.
     func saveRecords<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome {
         let owner = ObjectIdentifier(M.self)
-        if connection.capabilities.rowLocksInKeyOrder, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save {
+        // A unique index merges saves as the key does; where an upsert takes one conflict
+        // target, only the one-by-one path (`upsert`) tries the index after the key.
+        let oneTarget = table.hasUniqueIndex && !connection.dialect.supportsMultipleUpsertClauses
+        if connection.capabilities.rowLocksInKeyOrder, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save, !oneTarget {
             return try saveRecordsInKeyOrder(models, into: table, owner: owner)
         }
         let row = RowEncoder(layout: table.layout)

@@ -126,15 +126,32 @@ enum StatementCatalog: Int {
         return sql + dialect.insertedMarker(returning: false, key: nil)
     }
 
+    /// `upsert` whose conflict target is `index` instead of the key: where an upsert takes
+    /// one target, the second try of a save that clashed on that unique index
+    /// (`Session.stepFallingBackOnUniqueIndexes`).
+    static func upsert(_ table: TableDescription, shape: ColumnMask, onUniqueIndex index: IndexDescription, dialect: any SQLDialect)
+        -> String
+    {
+        let positions = table.columns.indices.filter(shape.contains)
+        let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
+        let marks = Array(repeating: "?", count: positions.count).joined(separator: ", ")
+        let clause = upsertClauses(table, shape: shape, dialect: dialect, target: index)
+        return "INSERT INTO \(table.quotedTable) (\(names)) VALUES (\(marks))" + clause + marker(table, dialect, false)
+    }
+
     /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, … WHERE c IS NOT excluded.c OR …`,
     /// then one clause per unique index the shape covers, so a unique index dedupes as the
     /// key does. The WHERE skips records that already hold every value: an unchanged
     /// re-import writes nothing (not even to the WAL), and the save can tell it was unchanged.
-    private static func upsertClauses(_ table: TableDescription, shape: ColumnMask, dialect: any SQLDialect) -> String {
+    private static func upsertClauses(
+        _ table: TableDescription, shape: ColumnMask, dialect: any SQLDialect, target: IndexDescription? = nil
+    ) -> String {
         // A stored record keeps its creation date, and its change date is not a change.
         let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) && $0 != table.createdPosition }
         let compared = updated.filter { $0 != table.updatedPosition }
-        guard !compared.isEmpty else { return " ON CONFLICT DO NOTHING" }
+        guard !compared.isEmpty else {
+            return " ON CONFLICT " + (target.map { "(" + $0.columns.map(quoted).joined(separator: ", ") + ") " } ?? "") + "DO NOTHING"
+        }
         let names = updated.map { quoted(table.columns[$0].name) }
         let action =
             " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -147,6 +164,7 @@ enum StatementCatalog: Int {
                     + dialect.binaryCollation
             }
             .joined(separator: " OR ")
+        if let target { return " ON CONFLICT (\(target.columns.map(quoted).joined(separator: ", ")))" + action }
         if !dialect.supportsMultipleUpsertClauses, !table.keyMask.isSubset(of: shape) {
             // One conflict target only: without the key (a key the database
             // assigns), a unique index is what finds the stored record; with none, it is a new

@@ -22,6 +22,8 @@ struct TableDescription: Sendable {
     let keyCondition: String
     /// Declared indexes; unique ones also take part in upserts.
     let indexes: [IndexDescription]
+    /// Whether one of `indexes` is unique: held, since every save asks.
+    let hasUniqueIndex: Bool
     /// Whether the key is one INTEGER column, which SQLite makes the rowid itself.
     let hasIntegerKey: Bool
     /// Whether a key column declares a collation other than BINARY, so a key a model carries
@@ -123,6 +125,7 @@ struct TableDescription: Sendable {
         self.keyCondition = keyPositions.map { quoted(layout.columns[$0].name) + " = ?" }
             .joined(separator: " AND ")
         self.indexes = indexes
+        self.hasUniqueIndex = indexes.contains(where: \.isUnique)
         self.relationships = relationships
         self.foreignKeyColumns = foreignKeys
         self.hasIntegerKey = keyPositions.count == 1 && layout.columns[keyPositions[0]].storage == .integer

@@ -300,9 +300,8 @@ private func tick() { Thread.sleep(forTimeInterval: 0.03) }
 
     /// A unique-index conflict updates the stored record: its creation date stays, the change
     /// date moves, and an unchanged re-save moves nothing — with an assigned key and without.
-    // SQLite only until PostgreSQL answers the same: a save meeting a unique index violates it instead of merging into the stored record (B8).
-    @Test func aUniqueIndexUpsertKeepsTheCreationDate() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aUniqueIndexUpsertKeepsTheCreationDate(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         try Account(id: nil, email: "a@x", name: "A").save(in: store)
         let first = try #require(try Account.findFirst(where: \.email == "a@x", in: store))
