@@ -44,11 +44,16 @@ extension Session {
     /// inside the caller's transaction; elements with the same key merge, later over earlier.
     func saveRecords<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome {
         let owner = ObjectIdentifier(M.self)
-        // A unique index merges saves as the key does; where an upsert takes one conflict
-        // target, only the one-by-one path (`upsert`) tries the index after the key.
-        let oneTarget = table.hasUniqueIndex && !connection.dialect.supportsMultipleUpsertClauses
-        if connection.capabilities.rowLocksInKeyOrder, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save, !oneTarget {
-            return try saveRecordsInKeyOrder(models, into: table, owner: owner)
+        if connection.capabilities.rowLocksInKeyOrder, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save {
+            // A unique index merges saves as the key does. Where an upsert takes one conflict
+            // target, a batch that clashes on one (with a stored record, or between its own
+            // elements) is undone and written one by one, where `upsert` tries the index.
+            guard table.hasUniqueIndex, !connection.dialect.supportsMultipleUpsertClauses else {
+                return try saveRecordsInKeyOrder(models, into: table, owner: owner)
+            }
+            do {
+                return try connection.withSavepoint { try saveRecordsInKeyOrder(models, into: table, owner: owner) }
+            } catch let error as ModelStoreError where error.code == .constraintViolation {}
         }
         let row = RowEncoder(layout: table.layout)
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
