@@ -237,8 +237,10 @@
             var rows: [[SQLValue]] = []
             rows.reserveCapacity(result.rows.count)
             for row in result.rows {
-                var values: [SQLValue] = []
                 if columns.isEmpty { columns = row.map(\.columnName) }
+                // Sized once: growing by appends would allocate three times for six columns.
+                var values: [SQLValue] = []
+                values.reserveCapacity(columns.count)
                 for cell in row { values.append(try Self.value(of: cell, sql: sql)) }
                 rows.append(values)
             }

@@ -159,6 +159,21 @@ final class RemoteStatement {
     /// more to fetch).
     var heldRowCount: Int? { fetch == nil ? rows.count - position : nil }
 
+    /// The storage class of column `index` in the current row, read without copying the
+    /// value out (a copy of text retains its storage).
+    @inline(__always)
+    func storageClass(_ index: Int32) -> Int32 {
+        let index = Int(index)
+        guard index >= 0 && index < current.count else { return StorageClass.null }
+        switch current[index] {
+        case .null: return StorageClass.null
+        case .integer: return StorageClass.integer
+        case .real: return StorageClass.float
+        case .text: return StorageClass.text
+        case .blob: return StorageClass.blob
+        }
+    }
+
     /// The value of column `index` in the current row; NULL past its end (as SQLite answers
     /// for a column it does not have).
     @inline(__always)

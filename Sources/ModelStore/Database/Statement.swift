@@ -187,7 +187,7 @@ final class Statement {
     /// index, through the readers that take both (`int64(_:at:)` …).
     @inline(__always)
     func cell(at index: Int32) -> (value: OpaquePointer?, storage: Int32) {
-        if let remote { return (nil, remote.cell(index).storageClass) }
+        if let remote { return (nil, remote.storageClass(index)) }
         let value = sqlite3_column_value(handle, index)
         return (value, sqlite3_value_type(value))
     }
@@ -217,7 +217,7 @@ final class Statement {
     /// SQLite's storage class of column `index` in the current row (`SQLITE_INTEGER` …).
     @inline(__always)
     func storageClass(at index: Int32) -> Int32 {
-        if let remote { return remote.cell(index).storageClass }
+        if let remote { return remote.storageClass(index) }
         return sqlite3_column_type(handle, index)
     }
 
@@ -357,19 +357,6 @@ final class Statement {
 }
 
 extension SQLValue {
-    /// The SQLite storage class this value would have in a row (`SQLITE_INTEGER` …): a server
-    /// row's cells are read as SQLite's are.
-    @inline(__always)
-    var storageClass: Int32 {
-        switch self {
-        case .null: SQLITE_NULL
-        case .integer: SQLITE_INTEGER
-        case .real: SQLITE_FLOAT
-        case .text: SQLITE_TEXT
-        case .blob: SQLITE_BLOB
-        }
-    }
-
     /// The value as an integer, converted about as `sqlite3_column_int64` converts a column
     /// (text by the number it spells, a double toward zero, NULL as 0): the engine reads
     /// integers this way only from catalog queries, whose columns are integers.
