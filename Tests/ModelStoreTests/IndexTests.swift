@@ -109,6 +109,19 @@ struct IndexTests {
         #expect(try await User.findAll(in: store) == [User(id: "other", email: "o@x"), User(id: "t1", email: "t@x", city: "Rome", age: 7)])
     }
 
+    /// `saved()` returns the stored record: on a server its upsert merged by the key alone and
+    /// a unique-index clash was a constraint violation (found by review).
+    @Test(arguments: Backend.available) func savedMergesIntoTheRecordAUniqueIndexFinds(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        try User(id: "u1", email: "a@x", city: "Oslo").save(in: test.store)
+        let stored = try User(id: "u2", email: "a@x", age: 30).saved(in: test.store)
+        #expect(stored == User(id: "u1", email: "a@x", city: "Oslo", age: 30))
+        #expect(try User.count(in: test.store) == 1)
+        // A record with the model's own key wins over one its unique values find.
+        try User(id: "u3", email: "c@x").save(in: test.store)
+        #expect(try User(id: "u3", city: "Rome").saved(in: test.store) == User(id: "u3", email: "c@x", city: "Rome"))
+    }
+
     private static func mergeSynchronously(_ store: ModelStore) throws {
         try User(id: "t1", email: "t@x", city: "Oslo").save(in: store)
         try User(id: "other", email: "o@x").save(in: store)

@@ -149,7 +149,11 @@ final class RemoteStatement {
             if result.rows.count < Self.chunk { fetch = nil }
             take(result.rows)
         }
-        guard position < rows.count else { return nil }
+        guard position < rows.count else {
+            // Past the end a column reads as NULL, as SQLite's do.
+            current = []
+            return nil
+        }
         defer { position += 1 }
         current = rows[position]
         return current

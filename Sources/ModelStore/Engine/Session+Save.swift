@@ -114,64 +114,10 @@ extension Session {
         // and SQLite never picks a negative rowid by itself.
         let sentinel: Int64 = table.hasIntegerKey && row.presentValue(at: table.keyPositions[0]) == .integer(.min) ? 0 : .min
         connection.lastInsertRowid = sentinel
-        if table.hasUniqueIndex, !connection.dialect.supportsMultipleUpsertClauses {
-            return try stepFallingBackOnUniqueIndexes(statement, row, table, owner, sentinel: sentinel)
-        }
         _ = try statement.step()
-        return outcome(sentinel: sentinel)
-    }
-
-    /// What the upsert just stepped did: no change when the key existed and the record
-    /// already held every value.
-    @inline(__always)
-    private func outcome(sentinel: Int64) -> SaveOutcome {
+        // No change: the key existed and the record already held every value.
         guard connection.changes > 0 else { return .unchanged }
         return connection.lastInsertRowid != sentinel ? .inserted : .updated
-    }
-
-    /// Where an upsert takes one conflict target (a server; SQLite before 3.35) its statement
-    /// names the key alone. A record that clashes on a unique index instead is then a
-    /// constraint violation, where SQLite's one clause per index merges the save into the
-    /// stored record (keeping its key): so the upsert runs in a savepoint, and on a clash
-    /// runs again with each unique index the model's values cover as the target, the first
-    /// that takes it winning — the record SQLite's clauses would have merged into. A clash
-    /// while updating the record with the model's key stands, as on SQLite (its key clause
-    /// comes first), and so does one no index takes; the savepoints leave the transaction as
-    /// it was.
-    private func stepFallingBackOnUniqueIndexes(
-        _ statement: Statement, _ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier, sentinel: Int64
-    ) throws -> SaveOutcome {
-        let covered = table.indexes.filter { $0.isUnique && $0.positions.allSatisfy(row.present.contains) }
-        guard !covered.isEmpty, table.keyMask.isSubset(of: row.present) else {
-            _ = try statement.step()
-            return outcome(sentinel: sentinel)
-        }
-        do {
-            // The outcome is read inside: the savepoint's RELEASE is a statement of its own.
-            return try connection.withSavepoint {
-                _ = try statement.step()
-                return outcome(sentinel: sentinel)
-            }
-        } catch let error as ModelStoreError where error.code == .constraintViolation {
-            statement.reset()
-            guard try !exists(table, owner, try table.key(of: row)) else { throw error }
-            for index in covered {
-                let retry = try connection.cachedStatement(
-                    StatementCatalog.upsert(table, shape: row.present, onUniqueIndex: index, dialect: connection.dialect))
-                defer { retry.reset() }
-                try bindPresent(row, to: retry, table)
-                connection.lastInsertRowid = sentinel
-                do {
-                    return try connection.withSavepoint {
-                        _ = try retry.step()
-                        return outcome(sentinel: sentinel)
-                    }
-                } catch let clash as ModelStoreError where clash.code == .constraintViolation {
-                    continue
-                }
-            }
-            throw error
-        }
     }
 
     /// Returns whether a record matched (with `onlyIfChanged`, whether one changed).

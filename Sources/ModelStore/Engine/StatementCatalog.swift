@@ -84,7 +84,10 @@ enum StatementCatalog: Int {
         case .insert, .insertIfAbsent, .upsert:
             let positions = table.columns.indices.filter(shape.contains)
             let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
-            let marks = Array(repeating: "?", count: positions.count).joined(separator: ", ")
+            let marks =
+                operation == .upsert
+                ? keyFindingValues(table, positions: positions, dialect: dialect)
+                : Array(repeating: "?", count: positions.count).joined(separator: ", ")
             let insert = "INSERT INTO \(table.quotedTable) (\(names)) VALUES (\(marks))"
             let marker = marked ? marker(table, dialect, false) : ""
             switch operation {
@@ -126,32 +129,44 @@ enum StatementCatalog: Int {
         return sql + dialect.insertedMarker(returning: false, key: nil)
     }
 
-    /// `upsert` whose conflict target is `index` instead of the key: where an upsert takes
-    /// one target, the second try of a save that clashed on that unique index
-    /// (`Session.stepFallingBackOnUniqueIndexes`).
-    static func upsert(_ table: TableDescription, shape: ColumnMask, onUniqueIndex index: IndexDescription, dialect: any SQLDialect)
-        -> String
-    {
-        let positions = table.columns.indices.filter(shape.contains)
-        let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
-        let marks = Array(repeating: "?", count: positions.count).joined(separator: ", ")
-        let clause = upsertClauses(table, shape: shape, dialect: dialect, target: index)
-        return "INSERT INTO \(table.quotedTable) (\(names)) VALUES (\(marks))" + clause + marker(table, dialect, false)
+    /// An upsert's VALUES: `?, ?, …`, or — where an upsert takes one conflict target (a
+    /// server; SQLite before 3.35), the model carries its key and covers a unique index —
+    /// numbered parameters whose key columns take the stored record's key when no record has
+    /// the model's key but one holds its unique index values:
+    /// `COALESCE((SELECT "id" FROM (SELECT "id" FROM "T" WHERE "email" = ?2) AS stored
+    /// WHERE NOT EXISTS (SELECT 1 FROM "T" WHERE "id" = ?1) LIMIT 1), ?1)`. The insert then
+    /// meets that record on the key and updates it, keeping its key: the merge SQLite's one
+    /// clause per unique index does, in one statement, without a savepoint. A record with the
+    /// model's key wins, as SQLite's key clause comes first; the indexes are tried in order.
+    private static func keyFindingValues(_ table: TableDescription, positions: [Int], dialect: any SQLDialect) -> String {
+        let shape = ColumnMask(positions)
+        let covered = table.indexes.filter { $0.isUnique && $0.positions.allSatisfy(shape.contains) }
+        guard !covered.isEmpty, !dialect.supportsMultipleUpsertClauses, table.keyMask.isSubset(of: shape) else {
+            return Array(repeating: "?", count: positions.count).joined(separator: ", ")
+        }
+        func mark(_ position: Int) -> String { "?\(positions.firstIndex(of: position)! + 1)" }
+        func matching(_ columns: [Int]) -> String {
+            columns.map { "\(quoted(table.columns[$0].name)) = \(mark($0))" }.joined(separator: " AND ")
+        }
+        let absent = "NOT EXISTS (SELECT 1 FROM \(table.quotedTable) WHERE \(matching(table.keyPositions)))"
+        return positions.map { position -> String in
+            guard table.keyMask.contains(position) else { return mark(position) }
+            let column = quoted(table.columns[position].name)
+            let found = covered.map { "SELECT \(column) FROM \(table.quotedTable) WHERE \(matching($0.positions))" }
+                .joined(separator: " UNION ALL ")
+            return "COALESCE((SELECT \(column) FROM (\(found)) AS stored WHERE \(absent) LIMIT 1), \(mark(position)))"
+        }.joined(separator: ", ")
     }
 
     /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, … WHERE c IS NOT excluded.c OR …`,
     /// then one clause per unique index the shape covers, so a unique index dedupes as the
     /// key does. The WHERE skips records that already hold every value: an unchanged
     /// re-import writes nothing (not even to the WAL), and the save can tell it was unchanged.
-    private static func upsertClauses(
-        _ table: TableDescription, shape: ColumnMask, dialect: any SQLDialect, target: IndexDescription? = nil
-    ) -> String {
+    private static func upsertClauses(_ table: TableDescription, shape: ColumnMask, dialect: any SQLDialect) -> String {
         // A stored record keeps its creation date, and its change date is not a change.
         let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) && $0 != table.createdPosition }
         let compared = updated.filter { $0 != table.updatedPosition }
-        guard !compared.isEmpty else {
-            return " ON CONFLICT " + (target.map { "(" + $0.columns.map(quoted).joined(separator: ", ") + ") " } ?? "") + "DO NOTHING"
-        }
+        guard !compared.isEmpty else { return " ON CONFLICT DO NOTHING" }
         let names = updated.map { quoted(table.columns[$0].name) }
         let action =
             " DO UPDATE SET " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -164,7 +179,6 @@ enum StatementCatalog: Int {
                     + dialect.binaryCollation
             }
             .joined(separator: " OR ")
-        if let target { return " ON CONFLICT (\(target.columns.map(quoted).joined(separator: ", ")))" + action }
         if !dialect.supportsMultipleUpsertClauses, !table.keyMask.isSubset(of: shape) {
             // One conflict target only: without the key (a key the database
             // assigns), a unique index is what finds the stored record; with none, it is a new
