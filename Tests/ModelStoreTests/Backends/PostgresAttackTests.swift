@@ -46,6 +46,14 @@
         static let primaryKey = ["id"]
     }
 
+    struct PAKeyedUnique: StoredModel, Equatable {
+        var id: String
+        var code: String
+        var seenBy: String?
+        static let primaryKey = ["id"]
+        static let indexes: [TableIndex<PAKeyedUnique>] = [.unique(\.code)]
+    }
+
     struct PAContact: StoredModel, Equatable {
         var id: Int64?
         var accountId: Int64
@@ -237,6 +245,29 @@
             #expect(failures.current.isEmpty, "\(failures.current.count) failed; first: \(failures.current.first ?? "")")
             #expect(try PAContact.count(in: test.store) == 40)
             #expect(Set(try PAContact.findAll(in: test.store).compactMap(\.id)).count == 40)
+        }
+
+        /// Two stores save records under distinct keys whose unique values clash, side by side:
+        /// every save merges into the one record of its value, none fails, whichever commits
+        /// first (on a server the merge is found in the statement's snapshot, and a clash with
+        /// a concurrent insert it could not see is a serialization failure, run again).
+        @Test(arguments: Backend.available)
+        func twoStoresSavingClashingUniqueValuesUnderTheirOwnKeysMergeIntoOneRecordEach(_ backend: Backend) throws {
+            let test = try AttackStore(backend)
+            let other = try test.another()
+            let failures = Collected<String>()
+            DispatchQueue.concurrentPerform(iterations: 6) { worker in
+                let store = worker % 2 == 0 ? test.store : other
+                for value in 1...30 {
+                    do {
+                        try PAKeyedUnique(id: "w\(worker)-\(value)", code: "c\(value)", seenBy: "w\(worker)").save(in: store)
+                    } catch { failures.add("\(error)") }
+                }
+            }
+            #expect(failures.current.isEmpty, "\(failures.current.count) failed; first: \(failures.current.first ?? "")")
+            let stored = try PAKeyedUnique.findAll(in: test.store)
+            #expect(stored.count == 30)
+            #expect(Set(stored.map(\.code)).count == 30)
         }
 
         // MARK: The schema changed behind the store's back
