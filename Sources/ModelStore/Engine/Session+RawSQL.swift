@@ -121,8 +121,9 @@ struct RawRowReader<T: Decodable> {
             do {
                 layout = try SchemaProbe.cachedLayout(of: T.self)
             } catch {
-                // Not a keyed type (an enum that codes itself as one value): the one column.
-                guard names.count == 1 else { throw error }
+                // Not a keyed type (an enum that codes itself as one value): the one column. (A
+                // server names no columns of an empty result: there is no row to decode.)
+                guard names.count <= 1 else { throw error }
                 decoder = nil
                 return
             }

@@ -34,6 +34,21 @@ import Testing
         return owner
     }
 
+    enum Fruit: String, Codable, Sendable {
+        case apple, apricot
+    }
+
+    /// A server names no columns of a result without rows; reading one value type from such a
+    /// result threw there (found by review).
+    @Test(arguments: Backend.available)
+    func rawSQLReadsAValueTypeFromAnEmptyResultOnEveryBackend(_ backend: Backend) throws {
+        let owner = try Self.stocked(backend)
+        let store = owner.store
+        #expect(try store.findAll(Fruit.self, sql: "SELECT \"label\" FROM \"Shelf\" WHERE \"id\" > \(100)").isEmpty)
+        #expect(try store.findFirst(Fruit.self, sql: "SELECT \"label\" FROM \"Shelf\" WHERE \"id\" > \(100)") == nil)
+        #expect(try store.findAll(Fruit.self, sql: "SELECT \"label\" FROM \"Shelf\" WHERE \"id\" = \(1)") == [.apple])
+    }
+
     @Test(arguments: Backend.available)
     func nullSortsFirstAscendingAndLastDescendingOnEveryBackend(_ backend: Backend) throws {
         let owner = try Self.stocked(backend)
