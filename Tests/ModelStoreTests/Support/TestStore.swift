@@ -99,6 +99,21 @@ final class TestStore: @unchecked Sendable {
     func rawExecute(_ sql: String) throws {
         try store.rawExecute(sql)
     }
+
+    /// The declared type of each of `table`'s columns, by column name: SQLite's declared
+    /// type (`INTEGER`, `REAL`, …), or PostgreSQL's `data_type` (`bigint`, `double precision`, …).
+    func declaredTypes(_ table: String) throws -> [String: String] {
+        let sql =
+            backend == .sqlite
+            ? "SELECT name, type FROM pragma_table_info('\(table)')"
+            : "SELECT column_name, data_type FROM information_schema.columns "
+                + "WHERE table_schema = current_schema() AND table_name = '\(table)'"
+        var types: [String: String] = [:]
+        for row in try rawRows(sql) {
+            if case .text(let name) = row[0], case .text(let type) = row[1] { types[name] = type }
+        }
+        return types
+    }
 }
 
 extension ModelStore {
