@@ -103,16 +103,40 @@ final class TestStore: @unchecked Sendable {
     /// The declared type of each of `table`'s columns, by column name: SQLite's declared
     /// type (`INTEGER`, `REAL`, …), or PostgreSQL's `data_type` (`bigint`, `double precision`, …).
     func declaredTypes(_ table: String) throws -> [String: String] {
+        try declaredColumns(table).mapValues(\.type)
+    }
+
+    /// `declaredTypes`, with whether each column is NOT NULL.
+    func declaredColumns(_ table: String) throws -> [String: (type: String, notNull: Bool)] {
         let sql =
             backend == .sqlite
-            ? "SELECT name, type FROM pragma_table_info('\(table)')"
-            : "SELECT column_name, data_type FROM information_schema.columns "
+            ? #"SELECT name, type, "notnull" = 1 FROM pragma_table_info('\#(table)')"#
+            : "SELECT column_name, data_type, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END FROM information_schema.columns "
                 + "WHERE table_schema = current_schema() AND table_name = '\(table)'"
-        var types: [String: String] = [:]
+        var columns: [String: (type: String, notNull: Bool)] = [:]
         for row in try rawRows(sql) {
-            if case .text(let name) = row[0], case .text(let type) = row[1] { types[name] = type }
+            if case .text(let name) = row[0], case .text(let type) = row[1] { columns[name] = (type, row[2] == .integer(1)) }
         }
-        return types
+        return columns
+    }
+
+    /// SQL for the JSON value at `path` (SQLite's form: `$.a[0].b`) in `column`'s JSON text,
+    /// as text, NULL for a JSON null or nothing: SQLite's json_extract, PostgreSQL's `#>>`.
+    func jsonText(_ column: String, _ path: String) -> String {
+        if backend == .sqlite { return "CAST(json_extract(\(quoted(column)), '\(path)') AS TEXT)" }
+        return "CAST(\(quoted(column)) AS jsonb) #>> '{\(Self.jsonPathKeys(path).joined(separator: ","))}'"
+    }
+
+    /// SQL for the JSON type name of the value at `path` in `column` (`null`, `object`,
+    /// `array` on both backends; the others are named differently).
+    func jsonType(_ column: String, _ path: String) -> String {
+        if backend == .sqlite { return "json_type(\(quoted(column)), '\(path)')" }
+        return "jsonb_typeof(CAST(\(quoted(column)) AS jsonb) #> '{\(Self.jsonPathKeys(path).joined(separator: ","))}')"
+    }
+
+    /// `$.a[0].b` as its keys and indices: `a`, `0`, `b`.
+    private static func jsonPathKeys(_ path: String) -> [String] {
+        path.dropFirst().split(whereSeparator: { ".[]".contains($0) }).map(String.init)
     }
 }
 
