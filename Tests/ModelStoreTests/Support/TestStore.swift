@@ -108,16 +108,34 @@ final class TestStore: @unchecked Sendable {
 
     /// `declaredTypes`, with whether each column is NOT NULL.
     func declaredColumns(_ table: String) throws -> [String: (type: String, notNull: Bool)] {
+        var columns: [String: (type: String, notNull: Bool)] = [:]
+        for column in try tableColumns(table) { columns[column.name] = (column.type, column.notNull) }
+        return columns
+    }
+
+    /// `table`'s columns in their order: name, declared type (as `declaredTypes` names it),
+    /// whether NOT NULL, and the column's place in the primary key (1, 2, …; 0 when not in it).
+    func tableColumns(_ table: String) throws -> [(name: String, type: String, notNull: Bool, pk: Int64)] {
+        let literal = table.replacingOccurrences(of: "'", with: "''")
         let sql =
             backend == .sqlite
-            ? #"SELECT name, type, "notnull" = 1 FROM pragma_table_info('\#(table)')"#
-            : "SELECT column_name, data_type, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END FROM information_schema.columns "
-                + "WHERE table_schema = current_schema() AND table_name = '\(table)'"
-        var columns: [String: (type: String, notNull: Bool)] = [:]
-        for row in try rawRows(sql) {
-            if case .text(let name) = row[0], case .text(let type) = row[1] { columns[name] = (type, row[2] == .integer(1)) }
+            ? #"SELECT name, type, "notnull", pk FROM pragma_table_info('\#(literal)') ORDER BY cid"#
+            : """
+            SELECT c.column_name, c.data_type, CASE WHEN c.is_nullable = 'NO' THEN 1 ELSE 0 END, COALESCE(k.ordinal_position, 0)
+            FROM information_schema.columns c
+            LEFT JOIN information_schema.table_constraints t ON t.table_schema = c.table_schema
+                AND t.table_name = c.table_name AND t.constraint_type = 'PRIMARY KEY'
+            LEFT JOIN information_schema.key_column_usage k ON k.constraint_schema = t.constraint_schema
+                AND k.constraint_name = t.constraint_name AND k.column_name = c.column_name
+            WHERE c.table_schema = current_schema() AND c.table_name = '\(literal)'
+            ORDER BY c.ordinal_position
+            """
+        return try rawRows(sql).map { row in
+            guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2],
+                case .integer(let pk) = row[3]
+            else { return ("?", "?", false, 0) }
+            return (name, type, notNull == 1, pk)
         }
-        return columns
     }
 
     /// SQL for the JSON value at `path` (SQLite's form: `$.a[0].b`) in `column`'s JSON text,
