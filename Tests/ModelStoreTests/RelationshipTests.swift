@@ -132,26 +132,23 @@ struct RelationshipTests {
         #expect(try Worker.find(key: 2, in: test.store)?.snacks?.map(\.id) == [10, 11])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aOneWayToOneStoresTheTargetsKey() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aOneWayToOneStoresTheTargetsKey(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Worker(id: 1, ticket: Ticket(id: 5, seat: "A1")).save(in: test.store)
         #expect(try Worker.find(key: 1, in: test.store)?.ticket == Ticket(id: 5, seat: "A1"))
-        #expect(try test.rawRows("SELECT ticket_id FROM Worker") == [[.integer(5)]])
+        #expect(try test.rawRows(#"SELECT "ticket_id" FROM "Worker""#) == [[.integer(5)]])
         // The target knows nothing of the link: deleting it clears the link.
         try Ticket.delete(key: 5, in: test.store)
         #expect(try Worker.find(key: 1, in: test.store)?.ticket == nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func compositeKeysOnBothEnds() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func compositeKeysOnBothEnds(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var project = Project(tenant: "acme", code: 1, title: "Launch")
         project.tasks = [Chore(tenant: "acme", number: 1, summary: "Plan"), Chore(tenant: "acme", number: 2, summary: "Ship")]
         try project.save(in: test.store)
         try Project(tenant: "other", code: 1, title: "Elsewhere").save(in: test.store)
-        let columns = try test.rawRows("SELECT name FROM pragma_table_info('Chore')").map { $0[0] }
-        #expect(columns.suffix(2) == [.text("project_tenant"), .text("project_code")])
+        #expect(try test.tableColumns("Chore").map(\.name).suffix(2) == ["project_tenant", "project_code"])
         let loaded = try #require(try Project.find(key: ["tenant": "acme", "code": 1], in: test.store))
         #expect(loaded.tasks?.map(\.summary) == ["Plan", "Ship"])
         #expect(try Project.find(key: ["tenant": "other", "code": 1], in: test.store)?.tasks == [])

@@ -71,13 +71,12 @@ private func thrown(_ body: () async throws -> Void) async -> ModelStoreError? {
 /// column another model declares never suggests dropping it.
 @Suite("Reliability: one table, one model")
 struct SharedTableNameTests {
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func aSecondModelDeclaringATableAnotherModelDeclaresIsRefusedNamingBothInEveryForm(kind: StoreKind) async throws {
         let test = try TestStore(kind)
         let store = test.store
         try await Doghouse(id: 1, name: "North").save(in: store)
-        let columns = try test.rawRows("SELECT name FROM pragma_table_info('SharedKennel')")
+        let columns = try test.tableColumns("SharedKennel").map(\.name)
         let errors: [ModelStoreError?] = [
             thrown { try DoghouseSummary(id: 2, size: 3).save(in: store) },
             await delivered { DoghouseSummary(id: 2, size: 3).save(in: store, completion: $0) }.failureError,
@@ -96,7 +95,7 @@ struct SharedTableNameTests {
             #expect(error?.suggestion?.contains("DROP") == false)
         }
         // Nothing changed: the first model's table and record, and the first model goes on.
-        #expect(try test.rawRows("SELECT name FROM pragma_table_info('SharedKennel')") == columns)
+        #expect(try test.tableColumns("SharedKennel").map(\.name) == columns)
         #expect(try await Doghouse.findAll(in: store) == [Doghouse(id: 1, name: "North")])
         try await Doghouse(id: 2, name: "South").save(in: store)
         #expect(try await Doghouse.count(in: store) == 2)
