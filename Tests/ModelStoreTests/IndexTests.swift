@@ -56,14 +56,8 @@ struct IndexTests {
             #expect(found["index_User_city_age"] == #"CREATE INDEX "index_User_city_age" ON "User" ("city", "age")"#)
         } else {
             // The server's own words for each index (its schema named, its operator class, its
-            // NULL order), without the key's.
-            var found: [String: String] = [:]
-            let sql = "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'User'"
-            for row in try test.rawRows(sql) {
-                if case .text(let name) = row[0], case .text(let definition) = row[1], !name.hasSuffix("_pkey") {
-                    found[name] = definition
-                }
-            }
+            // NULL order).
+            let found = try test.indexDefinitions("User")
             #expect(found.keys.sorted() == ["index_User_city_age", "unique_User_email"])
             #expect(found["unique_User_email"]?.hasPrefix(#"CREATE UNIQUE INDEX "unique_User_email" ON "#) == true, "\(found)")
             #expect(found["unique_User_email"]?.contains("(email") == true, "\(found)")

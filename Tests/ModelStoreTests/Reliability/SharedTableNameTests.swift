@@ -101,23 +101,23 @@ struct SharedTableNameTests {
         #expect(try await Doghouse.count(in: store) == 2)
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func whicheverModelIsUsedFirstOwnsTheTableEvenByAReadAndTypesOfOneNameAreToldApart() throws {
-        let test = try TestStore(.memory)
+    @Test(arguments: Backend.available)
+    func whicheverModelIsUsedFirstOwnsTheTableEvenByAReadAndTypesOfOneNameAreToldApart(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         // A read of the second model first (no table yet: a stand-in answers it).
         #expect(try DoghouseSummary.count(in: store) == 0)
         let error = try #require(throws: ModelStoreError.self) { try Doghouse(id: 1, name: "North").save(in: store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "Doghouse")
-        #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE name = 'SharedKennel'").isEmpty)
+        #expect(try !test.tableNames().contains("SharedKennel"))
         // Two types both called Crate: the message names each with its scope.
         try Shelter.Crate(id: 1, label: "a").save(in: store)
         let crate = try #require(throws: ModelStoreError.self) { try Warehouse.Crate(id: 2, weight: 1).save(in: store) }
         #expect(crate.code == .invalidModel)
         #expect(crate.message.contains("Shelter.Crate") && crate.message.contains("Warehouse.Crate"), "\(crate.message)")
         // Each alone, in a store of its own, works.
-        let other = try TestStore(.memory)
+        let other = try TestStore(backend)
         try Warehouse.Crate(id: 2, weight: 1).save(in: other.store)
         try Doghouse(id: 1, name: "North").save(in: other.store)
         #expect(try Warehouse.Crate.count(in: other.store) == 1)

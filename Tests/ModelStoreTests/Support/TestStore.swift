@@ -138,6 +138,35 @@ final class TestStore: @unchecked Sendable {
         }
     }
 
+    /// The names of the store's tables, sorted: SQLite's `sqlite_master` (without its own
+    /// `sqlite_` tables), or the tables of the store's schema on a server.
+    func tableNames() throws -> [String] {
+        let sql =
+            backend == .sqlite
+            ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+            : "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
+        return try rawRows(sql).compactMap { row in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        }
+    }
+
+    /// The definitions of `table`'s indexes by name, without the primary key's: SQLite's
+    /// `CREATE INDEX` text, or the server's `pg_indexes.indexdef`.
+    func indexDefinitions(_ table: String) throws -> [String: String] {
+        let literal = table.replacingOccurrences(of: "'", with: "''")
+        let sql =
+            backend == .sqlite
+            ? "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(literal)' AND sql IS NOT NULL"
+            : "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = '\(literal)' "
+                + "AND indexname NOT LIKE '%\\_pkey' ESCAPE '\\'"
+        var found: [String: String] = [:]
+        for row in try rawRows(sql) {
+            if case .text(let name) = row[0], case .text(let definition) = row[1] { found[name] = definition }
+        }
+        return found
+    }
+
     /// SQL for the JSON value at `path` (SQLite's form: `$.a[0].b`) in `column`'s JSON text,
     /// as text, NULL for a JSON null or nothing: SQLite's json_extract, PostgreSQL's `#>>`.
     func jsonText(_ column: String, _ path: String) -> String {
