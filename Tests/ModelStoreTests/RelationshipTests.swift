@@ -30,22 +30,16 @@ struct RelationshipTests {
         #expect(loaded.coach?.team?.coach == nil)
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func relationshipColumnsAreKeysNotJSON() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func relationshipColumnsAreKeysNotJSON(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try rockets(test.store)
-        let teamColumns = try test.rawRows("SELECT name FROM pragma_table_info('Team')").map { $0[0] }
-        #expect(teamColumns == [.text("id"), .text("name")])
-        let playerColumns = try test.rawRows("SELECT name FROM pragma_table_info('Player')").map { $0[0] }
-        #expect(playerColumns == [.text("id"), .text("name"), .text("team_id")])
+        #expect(try test.tableColumns("Team").map(\.name) == ["id", "name"])
+        #expect(try test.tableColumns("Player").map(\.name) == ["id", "name", "team_id"])
         // One-to-one: the key lives on the side whose table name sorts first, and is unique.
-        let coachColumns = try test.rawRows("SELECT name FROM pragma_table_info('Coach')").map { $0[0] }
-        #expect(coachColumns == [.text("id"), .text("name"), .text("team_id")])
-        #expect(try test.rawRows("SELECT team_id FROM Coach") == [[.integer(1)]])
-        let unique = try test.rawRows("SELECT sql FROM sqlite_master WHERE name = 'unique_Coach_team_id'")
-        #expect(unique.first?.first?.description.contains("UNIQUE") == true)
-        let foreignKeys = try test.rawRows("SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list('Player')")
-        #expect(foreignKeys == [[.text("Team"), .text("team_id"), .text("id")]])
+        #expect(try test.tableColumns("Coach").map(\.name) == ["id", "name", "team_id"])
+        #expect(try test.rawRows(#"SELECT "team_id" FROM "Coach""#) == [[.integer(1)]])
+        #expect(try test.indexDefinitions("Coach")["unique_Coach_team_id"]?.contains("UNIQUE") == true)
+        #expect(try test.foreignKeys("Player") == [[.text("Team"), .text("team_id"), .text("id")]])
     }
 
     @Test(arguments: Backend.available) func eitherSideOfAOneToManyCanBeSet(_ backend: Backend) throws {

@@ -167,6 +167,23 @@ final class TestStore: @unchecked Sendable {
         return found
     }
 
+    /// `table`'s foreign keys, one row per column: the table it refers to, the column, and the
+    /// column it refers to.
+    func foreignKeys(_ table: String) throws -> [[SQLValue]] {
+        let literal = table.replacingOccurrences(of: "'", with: "''")
+        return try rawRows(
+            backend == .sqlite
+                ? #"SELECT "table", "from", "to" FROM pragma_foreign_key_list('\#(literal)')"#
+                : """
+                SELECT u.table_name, k.column_name, u.column_name FROM information_schema.table_constraints c
+                JOIN information_schema.key_column_usage k ON k.constraint_schema = c.constraint_schema
+                    AND k.constraint_name = c.constraint_name
+                JOIN information_schema.constraint_column_usage u ON u.constraint_schema = c.constraint_schema
+                    AND u.constraint_name = c.constraint_name
+                WHERE c.constraint_type = 'FOREIGN KEY' AND c.table_schema = current_schema() AND c.table_name = '\(literal)'
+                """)
+    }
+
     /// SQL for the JSON value at `path` (SQLite's form: `$.a[0].b`) in `column`'s JSON text,
     /// as text, NULL for a JSON null or nothing: SQLite's json_extract, PostgreSQL's `#>>`.
     func jsonText(_ column: String, _ path: String) -> String {
