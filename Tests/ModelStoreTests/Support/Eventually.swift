@@ -22,11 +22,18 @@ func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) rethrows
     return try condition()
 }
 
-/// Waits until `condition` holds, for up to `seconds`, without blocking a thread of the
-/// concurrency pool (tasks iterating observations need one).
+/// Waits until `condition` holds, for up to `seconds` of its own polling (one look every
+/// 5 ms), without blocking a thread of the concurrency pool (tasks iterating observations
+/// need one).
+///
+/// The bound counts looks, not the wall clock: on a 2-core machine the pool has two
+/// threads, and long synchronous tests running beside this one (Swift Testing runs them on
+/// the pool) were seen to hold both for a minute or more, during which neither this loop nor
+/// the delivery it waits for can run. Counted so, such a stall does not fail the wait, and a
+/// delivery that never comes still fails it after as many looks.
 func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
+    let looks = max(1, Int(seconds / 0.005))
+    for _ in 0..<looks {
         if try condition() { return true }
         try? await Task.sleep(nanoseconds: 5_000_000)
     }
