@@ -47,7 +47,8 @@ extension Session {
         if connection.capabilities.rowLocksInKeyOrder, models.count > 1, !table.assignsKeys, !ModelCallbacks.of(M.self).save {
             // A unique index merges saves as the key does. Where an upsert takes one conflict
             // target, a batch that clashes on one (with a stored record, or between its own
-            // elements) is undone and written one by one, where `upsert` tries the index.
+            // elements) is undone and written one by one, where each upsert's statement finds
+            // the record an index holds (`StatementCatalog.keyFindingValues`).
             guard table.hasUniqueIndex, !connection.dialect.supportsMultipleUpsertClauses else {
                 return try saveRecordsInKeyOrder(models, into: table, owner: owner)
             }

@@ -22,7 +22,7 @@ struct TableDescription: Sendable {
     let keyCondition: String
     /// Declared indexes; unique ones also take part in upserts.
     let indexes: [IndexDescription]
-    /// Whether one of `indexes` is unique: held, since every save asks.
+    /// Whether one of `indexes` is unique: held, since every server batch asks.
     let hasUniqueIndex: Bool
     /// Whether the key is one INTEGER column, which SQLite makes the rowid itself.
     let hasIntegerKey: Bool
