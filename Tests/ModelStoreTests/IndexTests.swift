@@ -92,10 +92,10 @@ struct IndexTests {
             ])
     }
 
-    /// On a server an upsert has one conflict target, so a save that clashes on a unique
-    /// index runs again with the index as its target, in a savepoint: inside the caller's
-    /// transaction too, in every form, and a clash while updating the record with the
-    /// model's own key is refused, writing nothing.
+    /// On a server an upsert has one conflict target (the key), so its statement takes the
+    /// stored record's key when the model's unique values find one: inside the caller's
+    /// transaction too, in every form; a clash while updating the record with the model's own
+    /// key is refused, writing nothing.
     @Test(arguments: Backend.available)
     func aUniqueIndexMergesInEveryFormAndInsideATransactionAndAKeyedClashIsRefused(_ backend: Backend) async throws {
         let test = try TestStore(backend)
