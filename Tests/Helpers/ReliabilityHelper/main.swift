@@ -49,7 +49,10 @@ func say(_ line: String) {
 func writeBatches(_ store: ModelStore) throws -> Never {
     var next = (try Parcel.all().max(\.batch, in: store) ?? 0) + 1
     say("started")
-    while true {
+    // Until killed, for at most 2,000 batches: a test that stalls before stopping it must
+    // not find the file grown without bound.
+    let last = next + 2_000
+    while next < last {
         let parcels = Parcel.batch(next)
         if next % 2 == 0 {
             let batch = next
@@ -62,6 +65,7 @@ func writeBatches(_ store: ModelStore) throws -> Never {
         }
         next += 1
     }
+    exit(0)
 }
 
 /// A result handed from a handler or task to the main thread, which waits for it.
@@ -127,6 +131,16 @@ func holdWriteLock(_ store: ModelStore) throws {
 }
 
 let arguments = CommandLine.arguments
+
+// No helper outlives its test: one whose test process is gone (killed, crashed) or that has
+// run for five minutes exits. A helper left writing forever once fed a live query in a
+// stalled test run more and more rows to count, so the stall never ended.
+let parent = getppid()
+Thread.detachNewThread {
+    let started = Date()
+    while getppid() == parent, Date().timeIntervalSince(started) < 300 { Thread.sleep(forTimeInterval: 0.5) }
+    exit(3)
+}
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: ReliabilityHelper write-batches|hold-write-lock|migrate|count-and-exit <path>\n".utf8))
     exit(2)

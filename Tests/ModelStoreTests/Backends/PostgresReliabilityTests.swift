@@ -71,7 +71,14 @@
             let failures = outcome.printed.flatMap { $0.split(separator: "\n").filter { $0.hasPrefix("failed ") } }
             #expect(failures.allSatisfy { $0.hasPrefix("failed busy ") }, "\(failures)")
             let acknowledged = outcome.printed.map { Int(HelperProcess.values(in: $0)["acknowledged"] ?? "") ?? -1 }
-            #expect(acknowledged.allSatisfy { $0 > 0 }, "every process transferred: \(outcome.printed)")
+            // Retries promise no lost update and a bounded wait, not fairness: on three hot rows a
+            // process may lose every retry to a faster one for the whole busy timeout, and then
+            // its block fails as `.busy` (seen in one run: 0, 73 and 1,065 transfers). Each form's
+            // retry itself is proven by the deadlock test below.
+            #expect(acknowledged.allSatisfy { $0 >= 0 } && acknowledged.reduce(0, +) > 0, "\(outcome.printed)")
+            for (printed, count) in zip(outcome.printed, acknowledged) where count == 0 {
+                #expect(printed.contains("failed busy "), "a process that transferred nothing was refused as busy: \(printed)")
+            }
             #expect(
                 !outcome.sums.isEmpty && outcome.sums.allSatisfy { $0 == total },
                 "a read block saw a total other than \(total): \(Set(outcome.sums))")

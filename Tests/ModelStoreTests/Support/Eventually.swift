@@ -40,11 +40,12 @@ func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async re
     return try condition()
 }
 
-/// Runs blocking work (waiting for processes or a restarting server) on a dispatch thread,
-/// so the tests running beside it keep the concurrency pool's few threads. Expectations stay
-/// with the caller, in the test's own task.
+/// Runs blocking work (waiting for processes or a restarting server) on a thread of its own,
+/// so the tests running beside it keep the concurrency pool's few threads. Not the global
+/// dispatch queue: on Linux its threads are the pool's. Expectations stay with the caller,
+/// in the test's own task.
 func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
