@@ -112,6 +112,25 @@ struct ObservationTests {
         #expect(await eventually { seen.current.last??.items?.map(\.label) == ["mug"] })
     }
 
+    /// A live query's fetch runs on ModelStore's own threads, never on the global queue: on Linux
+    /// the global queue's threads are the concurrency pool's, which stops growing while one of
+    /// its threads is busy, and a fetch that kept one busy (a count over a table another
+    /// process kept growing) held back every task waiting for a thread until it ended.
+    @Test func aLiveQuerysFetchRunsOnTheStoresOwnThreadsNotTheSharedPool() async throws {
+        let test = try TestStore(.file)
+        let store = test.store
+        let labels = Collected<String>()
+        let token = store.observe({ () -> Int in
+            labels.add(Thread.current.name ?? "")
+            return try Note.count(in: store)
+        }) { _ in }
+        #expect(await eventually { labels.current.count == 1 })
+        try await Note(id: 1, text: "a").save(in: store)
+        #expect(await eventually { labels.current.count == 2 })
+        token.cancel()
+        #expect(labels.current == [WorkerThreads.name, WorkerThreads.name])
+    }
+
     @Test func aRolledBackTransactionYieldsNothing() throws {
         let test = try TestStore(.file)
         let store = test.store

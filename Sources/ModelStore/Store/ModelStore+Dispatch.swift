@@ -281,7 +281,7 @@ extension ModelStore {
             deliver(result)
             self.inFlight.end()
         }
-        (readsSkipBarriers ? DispatchQueue.global() : queue).async {
+        queue.async(ordered: !readsSkipBarriers) {
             // Cancelled while it waited: already answered, it runs nothing.
             if let interruption, !interruption.claim() { return finish(.failure(interruption.cancelledBeforeStart())) }
             do {

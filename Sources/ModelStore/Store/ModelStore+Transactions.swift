@@ -114,7 +114,7 @@ extension ModelStore {
             return
         }
         inFlight.begin()
-        (readsSkipBarriers ? DispatchQueue.global() : queue).async {
+        queue.async(ordered: !readsSkipBarriers) {
             let result = Result { try self.runReadBlock(body, interruption: interruption) }
             deliver.async { completion(result) }
             self.inFlight.end()
@@ -138,7 +138,7 @@ extension ModelStore {
         let interruption = Interruption(.readBlock, limit: try readTimeLimit())
         return try await interruptibly(interruption) { deliver in
             inFlight.begin()
-            (readsSkipBarriers ? DispatchQueue.global() : queue).async {
+            queue.async(ordered: !readsSkipBarriers) {
                 if interruption.claim() {
                     deliver(Result { try self.runReadBlock(body, interruption: interruption) })
                 }

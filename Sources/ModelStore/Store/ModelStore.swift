@@ -101,7 +101,8 @@ public final class ModelStore: Sendable {
     /// The configuration the store was opened with.
     public let configuration: Configuration
 
-    let queue: DispatchQueue
+    /// Orders the store's work: reads side by side, writes as barriers (see `StoreQueue`).
+    let queue = StoreQueue()
     let pool: ConnectionPool
     /// Whether reads bypass the queue's barriers (`ReadOrdering.latestCommitted` on a file or
     /// a server).
@@ -215,7 +216,6 @@ public final class ModelStore: Sendable {
             migrations: .init(
                 steps: configuration.migrations, backsUp: configuration.backsUpBeforeMigrating,
                 waitLimit: configuration.migrationWaitLimit))
-        self.queue = DispatchQueue(label: "ModelStore \(path ?? "in-memory")", attributes: .concurrent)
         let pool = self.pool
         let isFile: Bool
         if case .file = location { isFile = true } else { isFile = false }

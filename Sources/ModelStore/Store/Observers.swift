@@ -62,7 +62,11 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
         }
         running = true
         lock.unlock()
-        DispatchQueue.global().async { self.run() }
+        // On ModelStore's own threads, not the global queue: on Linux its threads are the
+        // concurrency pool's, which stops growing while one of its threads is busy, and a
+        // fetch that kept one busy (a count over a table another process kept growing) held
+        // back every task waiting for a thread until it ended.
+        WorkerThreads.shared.run { self.run() }
     }
 
     private func run() {

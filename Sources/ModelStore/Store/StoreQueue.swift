@@ -1,0 +1,147 @@
+import Foundation
+
+/// The order a store runs its work in: reads side by side, each write (a barrier) alone, and
+/// everything in the order it was submitted — what a concurrent `DispatchQueue` with barriers
+/// gives, with one difference that matters on Linux: work submitted without waiting (the
+/// completion-handler and `async` forms) runs on threads of ModelStore's own
+/// (`WorkerThreads`), never on the global dispatch queue's.
+///
+/// On Linux the global queue's threads are the Swift concurrency pool's. That pool adds a
+/// thread past its width only while none of its threads is busy, so store work that waits —
+/// for a lock, the busy timeout, a server's answer — on one of them held back every task of
+/// the program; a full test suite on two cores stalled for minutes. Synchronous calls run on
+/// the caller's thread, as `DispatchQueue.sync` runs them.
+final class StoreQueue: @unchecked Sendable {
+    // @unchecked: `readers`, `writing` and `waiting` are read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var readers = 0
+    private var writing = false
+    /// Work submitted while earlier work kept it from starting, in submission order.
+    private var waiting: [Waiting] = []
+    private var head = 0
+
+    private struct Waiting {
+        let barrier: Bool
+        let start: () -> Void
+    }
+
+    /// Runs `body` on the calling thread once the work submitted before it allows: beside
+    /// other reads, or — as a barrier — alone, after everything submitted earlier.
+    func sync<T>(flags: DispatchWorkItemFlags = [], execute body: () throws -> T) rethrows -> T {
+        let barrier = flags.contains(.barrier)
+        lock.lock()
+        if canStartNow(barrier: barrier) {
+            admit(barrier: barrier)
+            lock.unlock()
+        } else {
+            let started = DispatchSemaphore(value: 0)
+            waiting.append(Waiting(barrier: barrier, start: { started.signal() }))
+            lock.unlock()
+            started.wait()
+        }
+        defer { finish(barrier: barrier) }
+        return try body()
+    }
+
+    /// Runs `body` on a worker thread once the work submitted before it allows, without
+    /// waiting for it. With `ordered: false` it starts at once, outside the order (a read
+    /// that skips the queue: `readOrdering: .latestCommitted`).
+    func async(flags: DispatchWorkItemFlags = [], ordered: Bool = true, execute body: @escaping @Sendable () -> Void) {
+        guard ordered else { return WorkerThreads.shared.run(body) }
+        let barrier = flags.contains(.barrier)
+        let job: @Sendable () -> Void = {
+            body()
+            self.finish(barrier: barrier)
+        }
+        lock.lock()
+        if canStartNow(barrier: barrier) {
+            admit(barrier: barrier)
+            lock.unlock()
+            WorkerThreads.shared.run(job)
+        } else {
+            waiting.append(Waiting(barrier: barrier, start: { WorkerThreads.shared.run(job) }))
+            lock.unlock()
+        }
+    }
+
+    /// With `lock` held: nothing waits ahead, and the running work lets this start.
+    private func canStartNow(barrier: Bool) -> Bool {
+        head == waiting.count && !writing && (!barrier || readers == 0)
+    }
+
+    /// With `lock` held.
+    private func admit(barrier: Bool) {
+        if barrier { writing = true } else { readers += 1 }
+    }
+
+    /// Ends one piece of work and starts what waited for it: the reads up to the next barrier,
+    /// or that barrier once nothing runs.
+    private func finish(barrier: Bool) {
+        var starts: [() -> Void] = []
+        lock.lock()
+        if barrier { writing = false } else { readers -= 1 }
+        while head < waiting.count, !writing {
+            let next = waiting[head]
+            if next.barrier, readers > 0 { break }
+            admit(barrier: next.barrier)
+            starts.append(next.start)
+            head += 1
+            if next.barrier { break }
+        }
+        if head == waiting.count, head > 0 {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        lock.unlock()
+        for start in starts { start() }
+    }
+}
+
+/// Threads for store work submitted without waiting. Like GCD's overcommit queues, a job
+/// never waits for a thread: an idle one takes it, or a new one starts. A thread idle for
+/// ten seconds ends, so a program that stops using its stores keeps none.
+final class WorkerThreads: @unchecked Sendable {
+    // @unchecked: `jobs` and `idle` are read and written only while `condition` is locked.
+    static let shared = WorkerThreads()
+    /// What a debugger or `top -H` shows for these threads.
+    static let name = "ModelStore work"
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var idle = 0
+
+    func run(_ job: @escaping @Sendable () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        let spawn = jobs.count > idle
+        if idle > 0 { condition.signal() }
+        condition.unlock()
+        if spawn {
+            // Named from inside, in at most 15 bytes (Linux's limit; a longer name is refused,
+            // and the thread keeps the name of the thread that created it).
+            Thread {
+                Thread.current.name = WorkerThreads.name
+                self.work()
+            }.start()
+        }
+    }
+
+    private func work() {
+        condition.lock()
+        while true {
+            if !jobs.isEmpty {
+                let job = jobs.removeFirst()
+                condition.unlock()
+                job()
+                condition.lock()
+                continue
+            }
+            idle += 1
+            let woken = condition.wait(until: Date(timeIntervalSinceNow: 10))
+            idle -= 1
+            if !woken, jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+        }
+    }
+}
