@@ -90,15 +90,14 @@ struct DeleteRuleTests {
         #expect(try DenyParent.delete(key: 1, in: test.store) == 1)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func nullifyKeepsRelatedRecordsWithoutTheLink() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func nullifyKeepsRelatedRecordsWithoutTheLink(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try NullifyParent(id: 1, kids: [NullifyKid(id: 10), NullifyKid(id: 11)]).save(in: test.store)
         #expect(try NullifyParent.deleteAll(where: \.id == 1, in: test.store) == 1)
         let kids = try NullifyKid.findAll(in: test.store)
         #expect(kids.map(\.id) == [10, 11])
         #expect(kids.allSatisfy { $0.parent == nil })
-        #expect(try test.rawRows("SELECT count(*) FROM NullifyKid WHERE parent_id IS NULL") == [[.integer(2)]])
+        #expect(try test.rawRows(#"SELECT count(*) FROM "NullifyKid" WHERE "parent_id" IS NULL"#) == [[.integer(2)]])
     }
 
     // SQLite-only: asserts SQLite's own error message.
@@ -126,9 +125,8 @@ struct DeleteRuleTests {
         #expect(try Holder.findAll(in: test.store).map(\.id) == [6])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func manyToManyRulesAndJoinRowsGoWithTheRecord() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func manyToManyRulesAndJoinRowsGoWithTheRecord(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Reader(id: 1, books: [Book(id: 10), Book(id: 11)]).save(in: test.store)
         try Reader(id: 2, books: [Book(id: 12)]).save(in: test.store)
         // Book.readers denies: a book with readers cannot go.
@@ -145,7 +143,7 @@ struct DeleteRuleTests {
         #expect(try Reader.delete(key: 1, in: test.store) == 1)
         #expect(try Book.findAll(loading: .none, in: test.store).map(\.id) == [12])
         #expect(try Reader.findAll(loading: .none, in: test.store).map(\.id) == [2, 3])
-        #expect(try test.rawRows("SELECT count(*) FROM Book_readers__Reader_books") == [[.integer(1)]])
+        #expect(try test.rawRows(#"SELECT count(*) FROM "Book_readers__Reader_books""#) == [[.integer(1)]])
     }
 
     @Test(arguments: Backend.available) func deletingEverythingAppliesTheRulesToo(_ backend: Backend) throws {

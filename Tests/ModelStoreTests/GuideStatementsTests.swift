@@ -23,14 +23,13 @@ private struct Refusal: Error, Equatable {
 struct GuideStatementsTests {
     /// `validate()` runs on every path that writes a model's values: `updateAll` and raw SQL
     /// write rows without models, and do not call it.
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func updateAllAndRawSQLWriteRowsWithoutValidating() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func updateAllAndRawSQLWriteRowsWithoutValidating(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try PricedTicket(id: 1, price: 5).save(in: test.store)
         #expect(throws: ModelStoreError.self) { try PricedTicket(id: 1, price: -1).save(in: test.store) }
         #expect(try PricedTicket.updateAll(where: \.id == 1, set: [.set(\.price, to: -2)], in: test.store) == 1)
         #expect(try PricedTicket.find(key: 1, in: test.store)?.price == -2)
-        _ = try test.store.execute("UPDATE PricedTicket SET price = \(-3.0) WHERE id = \(1)")
+        _ = try test.store.execute(#"UPDATE "PricedTicket" SET "price" = \#(-3.0) WHERE "id" = \#(1)"#)
         #expect(try PricedTicket.find(key: 1, in: test.store)?.price == -3)
     }
 

@@ -31,23 +31,20 @@ struct MappingTests {
         #expect(try Everything.find(key: 2, in: test.store) == model)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func columnsAreDeclaredWithTheTypeOfTheirStoredForm() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func columnsAreDeclaredWithTheTypeOfTheirStoredForm(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Everything.sample(1).save(in: test.store)
-        let rows = try test.rawRows("SELECT name, type, \"notnull\" FROM pragma_table_info('Everything')")
-        var declared: [String: (type: String, notNull: Bool)] = [:]
-        for row in rows {
-            guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2] else { continue }
-            declared[name] = (type, notNull == 1)
-        }
-        let expected: [String: String] = [
+        let declared = try test.declaredColumns("Everything")
+        let sqliteTypes: [String: String] = [
             "bool": "INTEGER", "int8": "INTEGER", "uint64": "INTEGER", "float": "REAL", "double": "REAL",
             "decimal": "TEXT", "string": "TEXT", "date": "REAL", "data": "BLOB", "uuid": "TEXT", "url": "TEXT",
             "taste": "TEXT", "level": "INTEGER", "size": "TEXT", "array": "TEXT", "set": "TEXT",
             "dictionary": "TEXT", "address": "TEXT", "optionalInt": "INTEGER", "optionalDate": "REAL",
             "optionalTaste": "TEXT", "optionalLevel": "INTEGER", "optionalAddress": "TEXT",
         ]
+        // A server's types for SQLite's; a Decimal is NUMERIC there.
+        let serverTypes = ["INTEGER": "bigint", "REAL": "double precision", "TEXT": "text", "BLOB": "bytea"]
+        let expected = backend == .sqlite ? sqliteTypes : sqliteTypes.mapValues { serverTypes[$0]! }.merging(["decimal": "numeric"]) { $1 }
         for (name, type) in expected {
             #expect(declared[name]?.type == type, "\(name)")
         }
@@ -56,14 +53,13 @@ struct MappingTests {
         #expect(declared["optionalAddress"]?.notNull == false)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func valuesAreStoredInTheirDocumentedForms() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func valuesAreStoredInTheirDocumentedForms(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let model = Everything.sample(1)
         try model.save(in: test.store)
         let row = try #require(
             try test.rawRows(
-                "SELECT bool, date, decimal, uuid, url, taste, level, array, dictionary, address, \"set\" FROM Everything"
+                #"SELECT "bool", "date", "decimal", "uuid", "url", "taste", "level", "array", "dictionary", "address", "set" FROM "Everything""#
             ).first)
         #expect(row[0] == .integer(1))
         #expect(row[1] == .real(model.date.timeIntervalSinceReferenceDate))
@@ -75,26 +71,25 @@ struct MappingTests {
         #expect(row[7] == .text("[3,1,2]"))
         #expect(row[8] == .text(#"{"a":1.5,"b":-2}"#))
         #expect(row[9] == .text(#"{"street":"Main St","tags":["home"],"zip":12345}"#))
-        // JSON columns can be queried with SQLite's JSON functions.
-        let zip = try test.rawRows("SELECT json_extract(address, '$.zip') FROM Everything")
-        #expect(zip.first?.first == .integer(12345))
+        // JSON columns can be queried with the database's JSON functions.
+        let zip = try test.rawRows(#"SELECT \#(test.jsonText("address", "$.zip")) FROM "Everything""#)
+        #expect(zip.first?.first == .text("12345"))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func datesSortAndCompareInSQLAsTheyDoInSwift() throws {
+    @Test(arguments: Backend.available) func datesSortAndCompareInSQLAsTheyDoInSwift(_ backend: Backend) throws {
         struct Event: StoredModel { var id: Int; var at: Date; static let primaryKey = ["id"] }
-        let test = try TestStore()
+        let test = try TestStore(backend)
         let dates = [
             Date(timeIntervalSince1970: -2_000_000_000), Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 0.000_001),
             Date(timeIntervalSinceReferenceDate: 0), Date.distantPast, Date.distantFuture, Date(timeIntervalSince1970: 1e9 + 0.5),
         ]
         for (offset, date) in dates.enumerated() { try Event(id: offset, at: date).save(in: test.store) }
-        let ordered = try test.rawRows("SELECT id FROM Event ORDER BY at").map { $0[0] }
+        let ordered = try test.rawRows(#"SELECT "id" FROM "Event" ORDER BY "at""#).map { $0[0] }
         let expected = dates.enumerated().sorted { $0.element < $1.element }.map { SQLValue.integer(Int64($0.offset)) }
         #expect(ordered == expected)
         let pivot = Date(timeIntervalSinceReferenceDate: 0)
         let later = try test.store.read { session in
-            try session.connection.scalar("SELECT count(*) FROM Event WHERE at > ?", [pivot.sqlValue])
+            try session.connection.scalar(#"SELECT count(*) FROM "Event" WHERE "at" > ?"#, [pivot.sqlValue])
         }
         #expect(later == .integer(Int64(dates.filter { $0 > pivot }.count)))
         for (offset, date) in dates.enumerated() {
@@ -114,11 +109,10 @@ struct MappingTests {
         #expect(try Everything.count(in: test.store) == 0)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aStoredRawValueThatNamesNoCaseFailsClearly() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aStoredRawValueThatNamesNoCaseFailsClearly(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Everything.sample(1).save(in: test.store)
-        try test.rawExecute("UPDATE Everything SET taste = 'bitter', size = 'XL'")
+        try test.rawExecute(#"UPDATE "Everything" SET "taste" = 'bitter', "size" = 'XL'"#)
         let error = try #require(throws: ModelStoreError.self) { try Everything.find(key: 1, in: test.store) }
         #expect(error.code == .decodingFailed)
         #expect(error.column == "taste")
@@ -126,11 +120,10 @@ struct MappingTests {
         #expect(error.key == "id = 1")
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aStoredIntegerTooLargeForThePropertyFailsInsteadOfTruncating() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aStoredIntegerTooLargeForThePropertyFailsInsteadOfTruncating(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Everything.sample(1).save(in: test.store)
-        try test.rawExecute("UPDATE Everything SET int8 = 300")
+        try test.rawExecute(#"UPDATE "Everything" SET "int8" = 300"#)
         let error = try #require(throws: ModelStoreError.self) { try Everything.find(key: 1, in: test.store) }
         #expect(error.code == .decodingFailed)
         #expect(error.column == "int8")

@@ -30,22 +30,16 @@ struct RelationshipTests {
         #expect(loaded.coach?.team?.coach == nil)
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func relationshipColumnsAreKeysNotJSON() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func relationshipColumnsAreKeysNotJSON(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try rockets(test.store)
-        let teamColumns = try test.rawRows("SELECT name FROM pragma_table_info('Team')").map { $0[0] }
-        #expect(teamColumns == [.text("id"), .text("name")])
-        let playerColumns = try test.rawRows("SELECT name FROM pragma_table_info('Player')").map { $0[0] }
-        #expect(playerColumns == [.text("id"), .text("name"), .text("team_id")])
+        #expect(try test.tableColumns("Team").map(\.name) == ["id", "name"])
+        #expect(try test.tableColumns("Player").map(\.name) == ["id", "name", "team_id"])
         // One-to-one: the key lives on the side whose table name sorts first, and is unique.
-        let coachColumns = try test.rawRows("SELECT name FROM pragma_table_info('Coach')").map { $0[0] }
-        #expect(coachColumns == [.text("id"), .text("name"), .text("team_id")])
-        #expect(try test.rawRows("SELECT team_id FROM Coach") == [[.integer(1)]])
-        let unique = try test.rawRows("SELECT sql FROM sqlite_master WHERE name = 'unique_Coach_team_id'")
-        #expect(unique.first?.first?.description.contains("UNIQUE") == true)
-        let foreignKeys = try test.rawRows("SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list('Player')")
-        #expect(foreignKeys == [[.text("Team"), .text("team_id"), .text("id")]])
+        #expect(try test.tableColumns("Coach").map(\.name) == ["id", "name", "team_id"])
+        #expect(try test.rawRows(#"SELECT "team_id" FROM "Coach""#) == [[.integer(1)]])
+        #expect(try test.indexDefinitions("Coach")["unique_Coach_team_id"]?.contains("UNIQUE") == true)
+        #expect(try test.foreignKeys("Player") == [[.text("Team"), .text("team_id"), .text("id")]])
     }
 
     @Test(arguments: Backend.available) func eitherSideOfAOneToManyCanBeSet(_ backend: Backend) throws {
@@ -107,17 +101,15 @@ struct RelationshipTests {
         #expect(try Player.find(key: 1, in: test.store)?.team == nil)
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func manyToManyWorkersAndSnacksLinkThroughAJoinTable() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func manyToManyWorkersAndSnacksLinkThroughAJoinTable(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var ann = Worker(id: 1, name: "Ann")
         ann.snacks = [Food(id: 10, name: "Pocky"), Food(id: 11, name: "Kitkat")]
         var bo = Worker(id: 2, name: "Bo")
         bo.snacks = [Food(id: 11)]
         try Worker.save([ann, bo], in: test.store)
 
-        let joins = try test.rawRows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%\\_\\_%' ESCAPE '\\'")
-        #expect(joins == [[.text("Food_workers__Worker_snacks")]])
+        #expect(try test.tableNames().filter { $0.contains("__") } == ["Food_workers__Worker_snacks"])
         let loaded = try Worker.findAll(in: test.store)
         #expect(loaded.map { $0.snacks?.map(\.id) } == [[10, 11], [11]])
         #expect(loaded[1].snacks?.first?.name == "Kitkat")
@@ -132,26 +124,23 @@ struct RelationshipTests {
         #expect(try Worker.find(key: 2, in: test.store)?.snacks?.map(\.id) == [10, 11])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aOneWayToOneStoresTheTargetsKey() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aOneWayToOneStoresTheTargetsKey(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Worker(id: 1, ticket: Ticket(id: 5, seat: "A1")).save(in: test.store)
         #expect(try Worker.find(key: 1, in: test.store)?.ticket == Ticket(id: 5, seat: "A1"))
-        #expect(try test.rawRows("SELECT ticket_id FROM Worker") == [[.integer(5)]])
+        #expect(try test.rawRows(#"SELECT "ticket_id" FROM "Worker""#) == [[.integer(5)]])
         // The target knows nothing of the link: deleting it clears the link.
         try Ticket.delete(key: 5, in: test.store)
         #expect(try Worker.find(key: 1, in: test.store)?.ticket == nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func compositeKeysOnBothEnds() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func compositeKeysOnBothEnds(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var project = Project(tenant: "acme", code: 1, title: "Launch")
         project.tasks = [Chore(tenant: "acme", number: 1, summary: "Plan"), Chore(tenant: "acme", number: 2, summary: "Ship")]
         try project.save(in: test.store)
         try Project(tenant: "other", code: 1, title: "Elsewhere").save(in: test.store)
-        let columns = try test.rawRows("SELECT name FROM pragma_table_info('Chore')").map { $0[0] }
-        #expect(columns.suffix(2) == [.text("project_tenant"), .text("project_code")])
+        #expect(try test.tableColumns("Chore").map(\.name).suffix(2) == ["project_tenant", "project_code"])
         let loaded = try #require(try Project.find(key: ["tenant": "acme", "code": 1], in: test.store))
         #expect(loaded.tasks?.map(\.summary) == ["Plan", "Ship"])
         #expect(try Project.find(key: ["tenant": "other", "code": 1], in: test.store)?.tasks == [])

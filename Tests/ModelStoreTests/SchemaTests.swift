@@ -59,9 +59,8 @@ private struct Account: StoredModel, Equatable {
 
 @Suite("Schema from the model")
 struct SchemaTests {
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func keyPathsReachColumnsNamedByCustomCodingKeys() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func keyPathsReachColumnsNamedByCustomCodingKeys(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let day = Date(timeIntervalSinceReferenceDate: 86_400)
         var first = Account(id: 1, displayName: "Ann", createdAt: day, isActive: true, tier: .large)
         first.owner = Coach(id: 9, name: "Dee")
@@ -80,28 +79,25 @@ struct SchemaTests {
         #expect(try Account.find(key: 1, in: test.store)?.owner?.name == "Dee")
         try Account(id: 1, displayName: nil, createdAt: day, isActive: true, tier: .large).save(clearing: [\.displayName], in: test.store)
         #expect(try Account.find(key: 1, in: test.store)?.displayName == nil)
-        #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%created_at%'").count == 1)
+        #expect(try test.indexDefinitions("Account").values.filter { $0.contains("created_at") }.count == 1)
     }
 
     private func tableInfo(_ test: TestStore, _ table: String) throws -> [(name: String, type: String, notNull: Bool, pk: Int64)] {
-        try test.rawRows("SELECT name, type, \"notnull\", pk FROM pragma_table_info('\(table.replacingOccurrences(of: "'", with: "''"))')")
-            .map { row in
-                guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2],
-                    case .integer(let pk) = row[3]
-                else { return ("?", "?", false, 0) }
-                return (name, type, notNull == 1, pk)
-            }
+        try test.tableColumns(table)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func theTableIsDerivedFromTheModelOnFirstUse() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func theTableIsDerivedFromTheModelOnFirstUse(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         #expect(try tableInfo(test, "Snack").isEmpty)
         // The first use in a write creates the table (a read alone sees no table, no records).
         try test.store.transaction { _ = try Snack.count(in: test.store) }
         let columns = try tableInfo(test, "Snack")
         #expect(columns.map(\.name) == ["snackId", "name", "taste", "size", "price", "tags", "createdAt"])
-        #expect(columns.map(\.type) == ["INTEGER", "TEXT", "TEXT", "REAL", "REAL", "TEXT", "REAL"])
+        #expect(
+            columns.map(\.type)
+                == (backend == .sqlite
+                    ? ["INTEGER", "TEXT", "TEXT", "REAL", "REAL", "TEXT", "REAL"]
+                    : ["bigint", "text", "text", "double precision", "double precision", "text", "double precision"]))
         #expect(columns.map(\.notNull) == [true, false, false, false, false, true, false])
         #expect(columns.map(\.pk) == [1, 0, 0, 0, 0, 0, 0])
     }
@@ -113,9 +109,8 @@ struct SchemaTests {
         #expect(try test.rawRows("SELECT rowid FROM Snack") == [[.integer(42)]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aCompositeKeyKeepsItsDeclaredOrder() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aCompositeKeyKeepsItsDeclaredOrder(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         // The first use in a write creates the table (a read alone sees no table, no records).
         try test.store.transaction { _ = try Friendship.count(in: test.store) }
         let keyed = try tableInfo(test, "Friendship").filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.map(\.name)
@@ -178,9 +173,8 @@ struct SchemaTests {
         #expect(error.message.contains("(name)"))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func tableCreationRollsBackWithTheFailedOperationAndHappensAgainLater() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func tableCreationRollsBackWithTheFailedOperationAndHappensAgainLater(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         #expect(throws: ModelStoreError.self) { try Snack(snackId: 1, size: .nan).save(in: test.store) }
         #expect(try tableInfo(test, "Snack").isEmpty)
         try Snack(snackId: 1, size: 1).save(in: test.store)

@@ -63,25 +63,24 @@ struct StreamingTests {
         #expect(none == 0)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func rawSQLStreamsDecodeModelsProjectionsAndValues() async throws {
-        let test = try seeded(600)
+    @Test(arguments: Backend.available) func rawSQLStreamsDecodeModelsProjectionsAndValues(_ backend: Backend) async throws {
+        let test = try seeded(600, StoreKind.file.or(backend))
         var ids: [Int64] = []
-        for try await id in test.store.stream(Int64.self, sql: "SELECT id FROM StreamRow WHERE value > \(100.0) ORDER BY id") {
+        for try await id in test.store.stream(Int64.self, sql: #"SELECT "id" FROM "StreamRow" WHERE "value" > \#(100.0) ORDER BY "id""#) {
             ids.append(id)
         }
         #expect(ids == Array(101...600))
         var rows: [StreamRow] = []
-        for try await row in test.store.stream(StreamRow.self, sql: "SELECT value, text, id FROM StreamRow WHERE id <= \(3)") {
+        for try await row in test.store.stream(StreamRow.self, sql: #"SELECT "value", "text", "id" FROM "StreamRow" WHERE "id" <= \#(3)"#) {
             rows.append(row)
         }
         #expect(rows == (1...3).map { StreamRow(id: Int64($0), text: "row \($0)", value: Double($0)) })
         var texts: [String] = []
-        try { try test.store.forEach(String.self, sql: "SELECT text FROM StreamRow WHERE id < \(3)") { texts.append($0) } }()
+        try { try test.store.forEach(String.self, sql: #"SELECT "text" FROM "StreamRow" WHERE "id" < \#(3)"#) { texts.append($0) } }()
         #expect(texts == ["row 1", "row 2"])
         // A stream reads: SQL that writes is refused, and nothing is written.
         await #expect {
-            for try await _ in test.store.stream(Int64.self, sql: "DELETE FROM StreamRow RETURNING id") {}
+            for try await _ in test.store.stream(Int64.self, sql: #"DELETE FROM "StreamRow" RETURNING "id""#) {}
         } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }
         #expect(try await StreamRow.count(in: test.store) == 600)
     }

@@ -262,19 +262,18 @@ struct Warren: StoredModel {
 
 @Suite("Coverage: measuring how deeply a JSON property nests")
 struct JSONNestingProbeTests {
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aValueOfEveryPrimitiveTypeRoundTripsAsJSON() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aValueOfEveryPrimitiveTypeRoundTripsAsJSON(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let primitives = EveryPrimitive()
         try Warren(id: 1, primitives: primitives).save(in: test.store)
         #expect(try Warren.find(key: 1, in: test.store)?.primitives == primitives)
-        let stored = try test.rawRows("SELECT json_extract(primitives, '$.int8s[0]'), json_extract(primitives, '$.maybes[1]') FROM Warren")
-        #expect(stored == [[.integer(-128), .null]])
+        let stored = try test.rawRows(
+            #"SELECT \#(test.jsonText("primitives", "$.int8s[0]")), \#(test.jsonText("primitives", "$.maybes[1]")) FROM "Warren""#)
+        #expect(stored == [[.text("-128"), .null]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aValueUsingEveryContainerMethodRoundTripsAsJSON() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aValueUsingEveryContainerMethodRoundTripsAsJSON(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let packed = Packed(label: "p")
         try Warren(id: 1, packed: packed).save(in: test.store)
         let loaded = try #require(try Warren.find(key: 1, in: test.store)?.packed)
@@ -287,19 +286,18 @@ struct JSONNestingProbeTests {
         #expect(loaded.parent == "p-parent")
         #expect(loaded.innerList == ["x", "y"])
         #expect(
-            try test.rawRows("SELECT json_extract(packed, '$.super'), json_type(packed, '$.absent') FROM Warren") == [
+            try test.rawRows(#"SELECT \#(test.jsonText("packed", "$.super")), \#(test.jsonType("packed", "$.absent")) FROM "Warren""#) == [
                 [.text("p-parent"), .text("null")]
             ])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: Burrow.Kind.allCases)
-    func containersNestedExactlyToTheLimitAreStoredAndReadBack(kind: Burrow.Kind) throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available, Burrow.Kind.allCases)
+    func containersNestedExactlyToTheLimitAreStoredAndReadBack(_ backend: Backend, kind: Burrow.Kind) throws {
+        let test = try TestStore(backend)
         let burrow = Burrow(kind, depth: NestingLimit.maximum)
         try Warren(id: 1, burrow: burrow).save(in: test.store)
         #expect(try Warren.find(key: 1, in: test.store)?.burrow == burrow)
-        let text = try test.rawRows("SELECT burrow FROM Warren")
+        let text = try test.rawRows(#"SELECT "burrow" FROM "Warren""#)
         guard case .text(let json)? = text.first?.first else {
             Issue.record("burrow is not stored as text: \(text)")
             return
@@ -321,11 +319,10 @@ struct JSONNestingProbeTests {
         #expect(try Warren.find(key: 1, in: test.store)?.burrow == Burrow(kind, depth: 3))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func singleValueWrappersInsideJSONRoundTripAndCountTowardTheLimit() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func singleValueWrappersInsideJSONRoundTripAndCountTowardTheLimit(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Warren(id: 1, dolls: [Matryoshka(layers: 8, core: 5), Matryoshka(layers: 0, core: 6)]).save(in: test.store)
-        #expect(try test.rawRows("SELECT dolls FROM Warren") == [[.text("[5,6]")]])
+        #expect(try test.rawRows(#"SELECT "dolls" FROM "Warren""#) == [[.text("[5,6]")]])
         #expect(try Warren.find(key: 1, in: test.store)?.dolls == [Matryoshka(layers: 0, core: 5), Matryoshka(layers: 0, core: 6)])
         // Wrapping adds no JSON nesting, but each wrapper is one more call deep.
         let error = try #require(throws: ModelStoreError.self) {
@@ -334,7 +331,7 @@ struct JSONNestingProbeTests {
         #expect(error.code == .encodingFailed)
         #expect(error.column == "dolls")
         #expect(error.suggestion == NestingLimit.suggestion)
-        #expect(try test.rawRows("SELECT dolls FROM Warren") == [[.text("[5,6]")]])
+        #expect(try test.rawRows(#"SELECT "dolls" FROM "Warren""#) == [[.text("[5,6]")]])
     }
 
     @Test(arguments: Backend.available, [0, 1, 2])
@@ -352,11 +349,11 @@ struct JSONNestingProbeTests {
         #expect(try Warren.find(key: 1, in: test.store)?.gauges == [Gauge(4, shape: shape)])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func typesInsideJSONThatConsultTheEncoderSeeNoUserInfoAndAnEmptyPath() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func typesInsideJSONThatConsultTheEncoderSeeNoUserInfoAndAnEmptyPath(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Warren(id: 1, climate: [Temperature(celsius: 20)], percents: [Percent(50)]).save(in: test.store)
-        #expect(try test.rawRows("SELECT json_extract(climate, '$[0]') = 20, percents FROM Warren") == [[.integer(1), .text("[50]")]])
+        #expect(
+            try test.rawRows(#"SELECT \#(test.jsonText("climate", "$[0]")), "percents" FROM "Warren""#) == [[.text("20"), .text("[50]")]])
         let loaded = try #require(try Warren.find(key: 1, in: test.store))
         #expect(loaded.climate == [Temperature(celsius: 20)])
         #expect(loaded.percents == [Percent(50)])

@@ -185,13 +185,14 @@ struct ModelDerivationRefusalsTests {
         #expect(error.suggestion?.contains("Optional") == true)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func anOptionalDecodedWithDecodeRatherThanDecodeIfPresentIsANullableColumn() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func anOptionalDecodedWithDecodeRatherThanDecodeIfPresentIsANullableColumn(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         try SpelledOptional(id: 1, note: nil).save(in: test.store)
         try SpelledOptional(id: 2, note: "two").save(in: test.store)
         #expect(try SpelledOptional.findAll(in: test.store) == [SpelledOptional(id: 1, note: nil), SpelledOptional(id: 2, note: "two")])
-        #expect(try test.rawRows("SELECT \"notnull\" FROM pragma_table_info('SpelledOptional') WHERE name = 'note'") == [[.integer(0)]])
-        #expect(try test.rawRows("SELECT note FROM SpelledOptional ORDER BY id") == [[.null], [.text("two")]])
+        #expect(try test.declaredColumns("SpelledOptional")["note"]?.notNull == false)
+        #expect(try test.rawRows(#"SELECT "note" FROM "SpelledOptional" ORDER BY "id""#) == [[.null], [.text("two")]])
     }
 }

@@ -138,24 +138,22 @@ struct NestedWriter: StoredModel, Equatable {
 
 @Suite("Coverage: encodings a model's row cannot hold")
 struct RefusedEncodingShapesTests {
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: [1, 2])
-    func aModelThatEncodesAnythingButAKeyedContainerIsRefusedAndNothingIsWritten(shape: Int) throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available, [1, 2])
+    func aModelThatEncodesAnythingButAKeyedContainerIsRefusedAndNothingIsWritten(_ backend: Backend, shape: Int) throws {
+        let test = try TestStore(backend)
         try ShapeShifter(id: 1, shape: 0).save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) { try ShapeShifter(id: 1, shape: shape).save(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "ShapeShifter")
         #expect(error.message.contains("must encode to a keyed container"))
-        #expect(try test.rawRows("SELECT id, shape FROM ShapeShifter") == [[.integer(1), .integer(0)]])
+        #expect(try test.rawRows(#"SELECT "id", "shape" FROM "ShapeShifter""#) == [[.integer(1), .integer(0)]])
         #expect(throws: ModelStoreError.self) { try ShapeShifter.save([ShapeShifter(id: 2, shape: shape)], in: test.store) }
         #expect(try ShapeShifter.count(in: test.store) == 1)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: [1, 2])
-    func aKeyTheInitNeverReadsIsRefusedNamingItAndNothingIsWritten(mode: Int) throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available, [1, 2])
+    func aKeyTheInitNeverReadsIsRefusedNamingItAndNothingIsWritten(_ backend: Backend, mode: Int) throws {
+        let test = try TestStore(backend)
         try ExtraKeyWriter(id: 1, mode: 0).save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) { try ExtraKeyWriter(id: 1, mode: mode).save(in: test.store) }
         #expect(error.code == .invalidModel)
@@ -163,21 +161,20 @@ struct RefusedEncodingShapesTests {
         #expect(error.column == "extra")
         #expect(error.message.contains("never reads"))
         #expect(error.suggestion != nil)
-        #expect(try test.rawRows("SELECT id, mode FROM ExtraKeyWriter") == [[.integer(1), .integer(0)]])
+        #expect(try test.rawRows(#"SELECT "id", "mode" FROM "ExtraKeyWriter""#) == [[.integer(1), .integer(0)]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aSingleValueTypeThatEncodesNoValueIsRefusedNamingTheProperty() throws {
-        let test = try TestStore()
-        try test.rawExecute("CREATE TABLE HoldsMute (id INTEGER PRIMARY KEY NOT NULL, mute TEXT)")
-        try test.rawExecute("INSERT INTO HoldsMute VALUES (1, 'said')")
+    @Test(arguments: Backend.available) func aSingleValueTypeThatEncodesNoValueIsRefusedNamingTheProperty(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        try test.rawExecute(#"CREATE TABLE "HoldsMute" ("id" BIGINT PRIMARY KEY NOT NULL, "mute" TEXT)"#)
+        try test.rawExecute(#"INSERT INTO "HoldsMute" VALUES (1, 'said')"#)
         #expect(try HoldsMute.find(key: 1, in: test.store)?.mute?.text == "said")
         let error = try #require(throws: ModelStoreError.self) { try HoldsMute(id: 1, mute: Mute("unsaid")).save(in: test.store) }
         #expect(error.code == .encodingFailed)
         #expect(error.model == "HoldsMute")
         #expect(error.column == "mute")
         #expect(error.message.contains("encoded no value"))
-        #expect(try test.rawRows("SELECT mute FROM HoldsMute") == [[.text("said")]])
+        #expect(try test.rawRows(#"SELECT "mute" FROM "HoldsMute""#) == [[.text("said")]])
     }
 
     @Test(arguments: Backend.available) func writingOnIntoARefusedNestedContainerStillRefusesTheSaveNamingTheProperty(_ backend: Backend)

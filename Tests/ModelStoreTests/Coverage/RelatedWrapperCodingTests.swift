@@ -79,28 +79,27 @@ struct PointsAtMisKeyed: StoredModel {
 
 @Suite("Coverage: @Related coded as a plain value, and declarations that name no stored property")
 struct RelatedWrapperCodingTests {
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aRelatedWrapperCodedThroughAGenericHelperSavesAndLoadsItsLink() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aRelatedWrapperCodedThroughAGenericHelperSavesAndLoadsItsLink(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Dog(id: 1, name: "Rex", kennel: Kennel(id: 5, name: "North")).save(in: test.store)
-        #expect(try test.rawRows("SELECT id, name, kennel_id FROM Dog") == [[.integer(1), .text("Rex"), .integer(5)]])
-        let columns = try test.rawRows("SELECT name FROM pragma_table_info('Dog') ORDER BY cid")
-        #expect(columns == [[.text("id")], [.text("name")], [.text("kennel_id")]])
+        #expect(try test.rawRows(#"SELECT "id", "name", "kennel_id" FROM "Dog""#) == [[.integer(1), .text("Rex"), .integer(5)]])
+        #expect(try test.tableColumns("Dog").map(\.name) == ["id", "name", "kennel_id"])
         let dog = try #require(try Dog.find(key: 1, in: test.store))
         #expect(dog.kennel?.name == "North")
         #expect(try Kennel.find(key: 5, in: test.store)?.dogs?.map(\.name) == ["Rex"])
         #expect(try Dog.find(key: 1, loading: .none, in: test.store)?.kennel == nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func anEmptyRelatedWrapperCodedThroughAGenericHelperLeavesTheStoredLinkAlone() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func anEmptyRelatedWrapperCodedThroughAGenericHelperLeavesTheStoredLinkAlone(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         try Dog(id: 1, name: "Rex", kennel: Kennel(id: 5)).save(in: test.store)
         try Dog(id: 1, name: "Max").save(in: test.store)
-        #expect(try test.rawRows("SELECT name, kennel_id FROM Dog") == [[.text("Max"), .integer(5)]])
+        #expect(try test.rawRows(#"SELECT "name", "kennel_id" FROM "Dog""#) == [[.text("Max"), .integer(5)]])
         #expect(try Dog.find(key: 1, in: test.store)?.kennel?.id == 5)
         try Dog(id: 1).save(clearing: [\.kennel], in: test.store)
-        #expect(try test.rawRows("SELECT name, kennel_id FROM Dog") == [[.text("Max"), .null]])
+        #expect(try test.rawRows(#"SELECT "name", "kennel_id" FROM "Dog""#) == [[.text("Max"), .null]])
         #expect(try Kennel.find(key: 5, in: test.store)?.dogs == [])
     }
 

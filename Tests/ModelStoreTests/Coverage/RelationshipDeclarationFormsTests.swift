@@ -83,12 +83,13 @@ struct Performer: StoredModel, Equatable {
 
 @Suite("Coverage: every form of relationship declaration")
 struct RelationshipDeclarationFormsTests {
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aNonOptionalToManyArraySavesItsTargetsAndLinksThemThroughTheirForeignKey() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aNonOptionalToManyArraySavesItsTargetsAndLinksThemThroughTheirForeignKey(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         try Shelf(id: 1, label: "fiction", volumes: [Volume(id: 2, title: "B"), Volume(id: 1, title: "A")]).save(in: test.store)
         #expect(
-            try test.rawRows("SELECT id, title, shelf_id FROM Volume ORDER BY id") == [
+            try test.rawRows(#"SELECT "id", "title", "shelf_id" FROM "Volume" ORDER BY "id""#) == [
                 [.integer(1), .text("A"), .integer(1)], [.integer(2), .text("B"), .integer(1)],
             ])
         let shelf = try #require(try Shelf.find(key: 1, in: test.store))
@@ -100,14 +101,19 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Shelf.find(key: 1, loading: .none, in: test.store)?.volumes == [])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func anEmptyNonOptionalToManyArrayUnlinksEveryStoredTargetAndKeepsTheRecords() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func anEmptyNonOptionalToManyArrayUnlinksEveryStoredTargetAndKeepsTheRecords(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         try Shelf(id: 1, volumes: [Volume(id: 1), Volume(id: 2)]).save(in: test.store)
         try Shelf(id: 1, volumes: [Volume(id: 2)]).save(in: test.store)
-        #expect(try test.rawRows("SELECT id, shelf_id FROM Volume ORDER BY id") == [[.integer(1), .null], [.integer(2), .integer(1)]])
+        #expect(
+            try test.rawRows(#"SELECT "id", "shelf_id" FROM "Volume" ORDER BY "id""#) == [
+                [.integer(1), .null], [.integer(2), .integer(1)],
+            ])
         try Shelf(id: 1, label: "empty").save(in: test.store)
-        #expect(try test.rawRows("SELECT id, shelf_id FROM Volume ORDER BY id") == [[.integer(1), .null], [.integer(2), .null]])
+        #expect(
+            try test.rawRows(#"SELECT "id", "shelf_id" FROM "Volume" ORDER BY "id""#) == [[.integer(1), .null], [.integer(2), .null]])
         #expect(try Shelf.find(key: 1, in: test.store)?.volumes == [])
         #expect(try Volume.count(in: test.store) == 2)
     }
@@ -128,14 +134,12 @@ struct RelationshipDeclarationFormsTests {
         #expect(try Volume.find(key: 5, in: test.store)?.title == "moved")
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aOneWayNonOptionalArrayIsStoredInAJoinTableAndIsTheCompleteSet() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aOneWayNonOptionalArrayIsStoredInAJoinTableAndIsTheCompleteSet(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Playlist(id: 1, songs: [Song(id: 3, title: "c"), Song(id: 1, title: "a")]).save(in: test.store)
         #expect(try Set(Playlist.find(key: 1, in: test.store)?.songs.map(\.id) ?? []) == [1, 3])
         #expect(try Song.find(key: 3, in: test.store)?.title == "c")
-        let songColumns = try test.rawRows("SELECT name FROM pragma_table_info('Song') ORDER BY cid")
-        #expect(songColumns == [[.text("id")], [.text("title")]])
+        #expect(try test.tableColumns("Song").map(\.name) == ["id", "title"])
         try Playlist(id: 1, songs: [Song(id: 2)]).save(in: test.store)
         #expect(try Playlist.find(key: 1, in: test.store)?.songs.map(\.id) == [2])
         try Playlist(id: 1).save(in: test.store)

@@ -346,16 +346,15 @@ struct OddValues: StoredModel {
 
 @Suite("Coverage: custom single-value types as properties")
 struct SingleValueCodingTests {
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func rawValueEnumsOfEveryWidthRoundTripAsTheirRawValues(kind: StoreKind) throws {
         let test = try TestStore(kind)
         let model = RawValueRow.high(1)
         try model.save(in: test.store)
         #expect(try RawValueRow.find(key: 1, in: test.store) == model)
         let stored = try test.rawRows(
-            "SELECT int8, int16, int32, int64, int, uint, uint8, uint16, uint32, uint64, float, double, string, maybeInt8, maybeFloat "
-                + "FROM RawValueRow")
+            #"SELECT "int8", "int16", "int32", "int64", "int", "uint", "uint8", "uint16", "uint32", "uint64", "float", "double", "#
+                + #""string", "maybeInt8", "maybeFloat" FROM "RawValueRow""#)
         #expect(
             stored == [
                 [
@@ -395,12 +394,16 @@ struct SingleValueCodingTests {
         #expect(try RawValueRow.count(in: test.store) == 0)
     }
 
-    // SQLite-only: raw SQLite SQL.
-    @Test(arguments: [("int8", "1000"), ("uint8", "-1"), ("uint16", "70000"), ("int8", "7"), ("float", "'half'"), ("string", "'quiet'")])
-    func aStoredRawValueThatFitsNoCaseIsADecodingErrorNamingTheColumn(column: String, stored: String) throws {
-        let test = try TestStore()
+    @Test(
+        arguments: Backend.available,
+        [("int8", "1000"), ("uint8", "-1"), ("uint16", "70000"), ("int8", "7"), ("float", "0.25"), ("string", "'quiet'")])
+    func aStoredRawValueThatFitsNoCaseIsADecodingErrorNamingTheColumn(_ backend: Backend, change: (column: String, stored: String))
+        throws
+    {
+        let (column, stored) = change
+        let test = try TestStore(backend)
         try RawValueRow.high(1).save(in: test.store)
-        try test.rawExecute("UPDATE RawValueRow SET \(column) = \(stored)")
+        try test.rawExecute(#"UPDATE "RawValueRow" SET "\#(column)" = \#(stored)"#)
         let error = try #require(throws: ModelStoreError.self) { try RawValueRow.find(key: 1, in: test.store) }
         #expect(error.code == .decodingFailed)
         #expect(error.model == "RawValueRow")
@@ -419,13 +422,13 @@ struct SingleValueCodingTests {
         #expect(loaded.price.value.description == "12345678901234567890.125")
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func wrappersAreStoredAsTheValueTheyWrapNotAsJSON() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func wrappersAreStoredAsTheValueTheyWrapNotAsJSON(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let model = WrappedRow.sample(1)
         try model.save(in: test.store)
         let stored = try test.rawRows(
-            "SELECT flag, small, unsignedLong, ratio, text, bytes, \"when\", uuid, price, link, nested FROM WrappedRow")
+            #"SELECT "flag", "small", "unsignedLong", "ratio", "text", "bytes", "when", "uuid", "price", "link", "nested" FROM "WrappedRow""#
+        )
         #expect(
             stored == [
                 [
@@ -434,23 +437,20 @@ struct SingleValueCodingTests {
                     .text("12345678901234567890.125"), .text("https://example.com/a?b=c"), .integer(-1234),
                 ]
             ])
-        let declared = try test.rawRows("SELECT name, type FROM pragma_table_info('WrappedRow')")
-        var types: [String: String] = [:]
-        for row in declared {
-            if case .text(let name) = row[0], case .text(let type) = row[1] { types[name] = type }
-        }
-        #expect(types["flag"] == "INTEGER")
-        #expect(types["ratio"] == "REAL")
-        #expect(types["text"] == "TEXT")
-        #expect(types["bytes"] == "BLOB")
-        #expect(types["when"] == "REAL")
-        #expect(types["uuid"] == "TEXT")
-        #expect(types["price"] == "TEXT")
+        let types = try test.declaredTypes("WrappedRow")
+        let expected: [String: String] =
+            backend == .sqlite
+            ? ["flag": "INTEGER", "ratio": "REAL", "text": "TEXT", "bytes": "BLOB", "when": "REAL", "uuid": "TEXT", "price": "TEXT"]
+            : [
+                "flag": "bigint", "ratio": "double precision", "text": "text", "bytes": "bytea", "when": "double precision",
+                // A wrapped Decimal is the wrapper's own type, not a Decimal: text on both backends.
+                "uuid": "text", "price": "text",
+            ]
+        for (column, type) in expected { #expect(types[column] == type, "\(column)") }
     }
 
-    // SQLite only until PostgreSQL answers the same: a single-value wrapper of Int16 reads back as the text '-1234', which the decoding refuses (.decodingFailed).
-    @Test func anOptionalWrapperFollowsTheMergeRule() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func anOptionalWrapperFollowsTheMergeRule(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var model = WrappedRow.sample(1)
         try model.save(in: test.store)
         model.maybe = nil
@@ -458,7 +458,7 @@ struct SingleValueCodingTests {
         #expect(try WrappedRow.find(key: 1, in: test.store)?.maybe == WrappedRow.sample(1).maybe)
         try model.save(clearing: [\.maybe], in: test.store)
         #expect(try WrappedRow.find(key: 1, in: test.store)?.maybe == nil)
-        #expect(try test.rawRows("SELECT maybe FROM WrappedRow") == [[.null]])
+        #expect(try test.rawRows(#"SELECT "maybe" FROM "WrappedRow""#) == [[.null]])
         let replacement = OneValue(UUID(uuidString: "11111111-2222-3333-4444-555555555555")!)
         model.maybe = replacement
         try model.save(in: test.store)
@@ -478,32 +478,31 @@ struct SingleValueCodingTests {
         #expect(try WrappedRow.count(in: test.store) == 0)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aStoredValueTheWrappedTypeCannotReadIsADecodingError() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aStoredValueTheWrappedTypeCannotReadIsADecodingError(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try WrappedRow.sample(1).save(in: test.store)
-        try test.rawExecute("UPDATE WrappedRow SET small = 300")
+        try test.rawExecute(#"UPDATE "WrappedRow" SET "small" = 300"#)
         let error = try #require(throws: ModelStoreError.self) { try WrappedRow.find(key: 1, in: test.store) }
         #expect(error.code == .decodingFailed)
         #expect(error.column == "small")
         #expect(error.key == "id = 1")
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aSingleValueTypeThatEncodesNilStoresNullAndReadsBackNil() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aSingleValueTypeThatEncodesNilStoresNullAndReadsBackNil(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try OddValues(id: 1, nickname: Nickname("Bo")).save(in: test.store)
         #expect(try OddValues.find(key: 1, in: test.store)?.nickname == Nickname("Bo"))
-        #expect(try test.rawRows("SELECT nickname FROM OddValues") == [[.text("Bo")]])
+        #expect(try test.rawRows(#"SELECT "nickname" FROM "OddValues""#) == [[.text("Bo")]])
         // The type itself encodes nil: that is an explicit NULL, not an absent property.
         try OddValues(id: 1, nickname: Nickname(nil)).save(in: test.store)
-        #expect(try test.rawRows("SELECT nickname FROM OddValues") == [[.null]])
+        #expect(try test.rawRows(#"SELECT "nickname" FROM "OddValues""#) == [[.null]])
         #expect(try OddValues.find(key: 1, in: test.store)?.nickname == nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aTypesOwnEncodingErrorIsAnEncodingFailureNamingThePropertyAndNothingIsWritten() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aTypesOwnEncodingErrorIsAnEncodingFailureNamingThePropertyAndNothingIsWritten(
+        _ backend: Backend
+    ) throws {
+        let test = try TestStore(backend)
         try OddValues(id: 1, percent: Percent(40)).save(in: test.store)
         #expect(try OddValues.find(key: 1, in: test.store)?.percent == Percent(40))
         let error = try #require(throws: ModelStoreError.self) { try OddValues(id: 1, percent: Percent(150)).save(in: test.store) }
@@ -511,14 +510,13 @@ struct SingleValueCodingTests {
         #expect(error.model == "OddValues")
         #expect(error.column == "percent")
         #expect(error.message.contains("150 is not a percentage"))
-        #expect(try test.rawRows("SELECT percent FROM OddValues") == [[.integer(40)]])
+        #expect(try test.rawRows(#"SELECT "percent" FROM "OddValues""#) == [[.integer(40)]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aTypesOwnDecodingErrorIsADecodingFailureNamingThePropertyAndRecord() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aTypesOwnDecodingErrorIsADecodingFailureNamingThePropertyAndRecord(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try OddValues(id: 1, percent: Percent(40)).save(in: test.store)
-        try test.rawExecute("UPDATE OddValues SET percent = 250")
+        try test.rawExecute(#"UPDATE "OddValues" SET "percent" = 250"#)
         let error = try #require(throws: ModelStoreError.self) { try OddValues.find(key: 1, in: test.store) }
         #expect(error.code == .decodingFailed)
         #expect(error.column == "percent")
@@ -527,25 +525,25 @@ struct SingleValueCodingTests {
         #expect(error.message.contains("250 is not a percentage"))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func typesThatConsultUserInfoFindNoneAndCodeWithTheirDefaults() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func typesThatConsultUserInfoFindNoneAndCodeWithTheirDefaults(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try OddValues(id: 1, temperature: Temperature(celsius: 21.5)).save(in: test.store)
-        #expect(try test.rawRows("SELECT temperature FROM OddValues") == [[.real(21.5)]])
+        #expect(try test.rawRows(#"SELECT "temperature" FROM "OddValues""#) == [[.real(21.5)]])
         #expect(try OddValues.find(key: 1, in: test.store)?.temperature == Temperature(celsius: 21.5))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aValueWrappedInItselfUpToTheNestingLimitIsStoredAsItsInnermostValue() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aValueWrappedInItselfUpToTheNestingLimitIsStoredAsItsInnermostValue(_ backend: Backend) throws
+    {
+        let test = try TestStore(backend)
         try OddValues(id: 1, doll: Matryoshka(layers: NestingLimit.maximum, core: 42)).save(in: test.store)
-        #expect(try test.rawRows("SELECT doll FROM OddValues") == [[.integer(42)]])
+        #expect(try test.rawRows(#"SELECT "doll" FROM "OddValues""#) == [[.integer(42)]])
         #expect(try OddValues.find(key: 1, in: test.store)?.doll == Matryoshka(layers: 0, core: 42))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aValueWrappedInItselfBeyondTheNestingLimitIsRefusedAndNothingIsWritten() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aValueWrappedInItselfBeyondTheNestingLimitIsRefusedAndNothingIsWritten(_ backend: Backend)
+        throws
+    {
+        let test = try TestStore(backend)
         try OddValues(id: 1, doll: Matryoshka(layers: 3, core: 7)).save(in: test.store)
         let error = try #require(throws: ModelStoreError.self) {
             try OddValues(id: 1, doll: Matryoshka(layers: NestingLimit.maximum + 1, core: 8)).save(in: test.store)
@@ -554,14 +552,15 @@ struct SingleValueCodingTests {
         #expect(error.model == "OddValues")
         #expect(error.column == "doll")
         #expect(error.suggestion == NestingLimit.suggestion)
-        #expect(try test.rawRows("SELECT doll FROM OddValues") == [[.integer(7)]])
+        #expect(try test.rawRows(#"SELECT "doll" FROM "OddValues""#) == [[.integer(7)]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite only until PostgreSQL answers the same: the stored Int64 1 does not read back as .integer(1) on PostgreSQL,
+    // since the schema probe cannot decode the type, so its column is untyped, which a server declares TEXT.
     @Test func aTypeThatDecodesItselfWithoutEndIsStoppedAtTheNestingLimit() throws {
         let test = try TestStore()
         try OddValues(id: 1, endless: EndlessWrapper()).save(in: test.store)
-        #expect(try test.rawRows("SELECT endless FROM OddValues") == [[.integer(1)]])
+        #expect(try test.rawRows(#"SELECT "endless" FROM "OddValues""#) == [[.integer(1)]])
         let error = try #require(throws: ModelStoreError.self) { try OddValues.find(key: 1, in: test.store) }
         #expect(error.code == .decodingFailed)
         #expect(error.model == "OddValues")

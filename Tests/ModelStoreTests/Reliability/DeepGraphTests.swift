@@ -134,6 +134,14 @@ struct DeepGraphTests {
     /// recursive walk overflowed); `MODELSTORE_DEEP=100000` for the long run.
     static let length = ProcessInfo.processInfo.environment["MODELSTORE_DEEP"].flatMap { Int($0) } ?? 20_000
 
+    /// Links in the chains on `backend`: a server answers one query per level over its
+    /// connection (about a millisecond each), so it gets 2,000 unless `MODELSTORE_DEEP` says
+    /// otherwise: still far past the few hundred levels a recursive walk could take on
+    /// `smallStack`.
+    static func length(_ backend: Backend) -> Int {
+        backend == .sqlite ? length : ProcessInfo.processInfo.environment["MODELSTORE_DEEP"].flatMap { Int($0) } ?? 2_000
+    }
+
     /// The stack Apple platforms give secondary threads (Dispatch and `Thread` here get 8 MiB):
     /// work that recursed once per level of data would overflow it within a few hundred
     /// levels, so passing on it shows the stack use is bounded.
@@ -171,7 +179,7 @@ struct DeepGraphTests {
         try test.rawExecute(
             """
             WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(n - 1))
-            INSERT INTO ChainLink (id, label, next_id) SELECT x, 'link', x + 1 FROM c
+            INSERT INTO "ChainLink" ("id", "label", "next_id") SELECT x, 'link', x + 1 FROM c
             """)
     }
 
@@ -181,16 +189,15 @@ struct DeepGraphTests {
         try test.rawExecute(
             """
             WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x + 1 FROM c WHERE x < \(n))
-            INSERT INTO Employee (id, name, manager_id) SELECT x, 'e' || x, x - 1 FROM c
+            INSERT INTO "Employee" ("id", "name", "manager_id") SELECT x, 'e' || x, x - 1 FROM c
             """)
     }
 
     // MARK: Loading
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aLongToOneChainLoadsWithAllInBoundedStack() throws {
-        let test = try TestStore()
-        let n = Self.length
+    @Test(arguments: Backend.available) func aLongToOneChainLoadsWithAllInBoundedStack(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let n = Self.length(backend)
         try storeChain(n, in: test)
         let store = test.store
         let (count, inOrder) = try onSmallStack {
@@ -211,10 +218,9 @@ struct DeepGraphTests {
         #expect(inOrder)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aLongReportsChainLoadsDownwardWithAllInBoundedStack() throws {
-        let test = try TestStore()
-        let n = Self.length
+    @Test(arguments: Backend.available) func aLongReportsChainLoadsDownwardWithAllInBoundedStack(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let n = Self.length(backend)
         try storeHierarchy(n, in: test)
         let store = test.store
         let (count, consistent) = try onSmallStack {
@@ -239,10 +245,9 @@ struct DeepGraphTests {
         #expect(consistent)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aLongManagerChainLoadsUpwardWithAllInBoundedStack() throws {
-        let test = try TestStore()
-        let n = Self.length
+    @Test(arguments: Backend.available) func aLongManagerChainLoadsUpwardWithAllInBoundedStack(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let n = Self.length(backend)
         try storeHierarchy(n, in: test)
         let store = test.store
         let (count, consistent) = try onSmallStack {
@@ -265,10 +270,9 @@ struct DeepGraphTests {
 
     // MARK: Saving
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aLongToOneChainSavesAsOneGraphInBoundedStack() throws {
-        let test = try TestStore()
-        let n = Self.length
+    @Test(arguments: Backend.available) func aLongToOneChainSavesAsOneGraphInBoundedStack(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let n = Self.length(backend)
         let store = test.store
         let outcome = try onSmallStack {
             var chain = ChainLink(id: n, label: "last")
@@ -282,15 +286,14 @@ struct DeepGraphTests {
             return outcome
         }
         #expect(outcome == .inserted)
-        #expect(try test.rawRows("SELECT count(*) FROM ChainLink") == [[.integer(Int64(n))]])
-        #expect(try test.rawRows("SELECT count(*) FROM ChainLink WHERE next_id = id + 1") == [[.integer(Int64(n - 1))]])
-        #expect(try test.rawRows("SELECT id FROM ChainLink WHERE next_id IS NULL") == [[.integer(Int64(n))]])
+        #expect(try test.rawRows(#"SELECT count(*) FROM "ChainLink""#) == [[.integer(Int64(n))]])
+        #expect(try test.rawRows(#"SELECT count(*) FROM "ChainLink" WHERE "next_id" = "id" + 1"#) == [[.integer(Int64(n - 1))]])
+        #expect(try test.rawRows(#"SELECT "id" FROM "ChainLink" WHERE "next_id" IS NULL"#) == [[.integer(Int64(n))]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aLongReportsGraphSavesInBoundedStackAndLinksEveryLevel() throws {
-        let test = try TestStore()
-        let n = Self.length
+    @Test(arguments: Backend.available) func aLongReportsGraphSavesInBoundedStackAndLinksEveryLevel(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let n = Self.length(backend)
         let store = test.store
         let result = try onSmallStack {
             var top = Employee(id: n, name: "e\(n)", reports: [])
@@ -302,9 +305,9 @@ struct DeepGraphTests {
         }
         // Every record of the chain is counted, the root and the related ones.
         #expect(result == BatchSaveOutcome(inserted: n, updated: 0))
-        #expect(try test.rawRows("SELECT count(*) FROM Employee") == [[.integer(Int64(n))]])
-        #expect(try test.rawRows("SELECT count(*) FROM Employee WHERE manager_id = id - 1") == [[.integer(Int64(n - 1))]])
-        #expect(try test.rawRows("SELECT id FROM Employee WHERE manager_id IS NULL") == [[.integer(1)]])
+        #expect(try test.rawRows(#"SELECT count(*) FROM "Employee""#) == [[.integer(Int64(n))]])
+        #expect(try test.rawRows(#"SELECT count(*) FROM "Employee" WHERE "manager_id" = "id" - 1"#) == [[.integer(Int64(n - 1))]])
+        #expect(try test.rawRows(#"SELECT "id" FROM "Employee" WHERE "manager_id" IS NULL"#) == [[.integer(1)]])
     }
 
     // MARK: Nested values
@@ -313,9 +316,8 @@ struct DeepGraphTests {
     /// exactly the limit; so are 64 branches.
     static let treesAtTheLimit = NestingLimit.maximum / 2
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aValueNestedToTheLimitSavesAndLoadsOnASmallStack() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aValueNestedToTheLimitSavesAndLoadsOnASmallStack(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         let (depth, branchDepth) = try onSmallStack {
             let tree = Tree.chain(Self.treesAtTheLimit)
@@ -327,15 +329,14 @@ struct DeepGraphTests {
         }
         #expect(depth == Self.treesAtTheLimit)
         #expect(branchDepth == Self.treesAtTheLimit)
-        #expect(try test.rawRows("SELECT tree FROM Document WHERE id = 1") == [[.text(Tree.json(depth: Self.treesAtTheLimit))]])
+        #expect(try test.rawRows(#"SELECT "tree" FROM "Document" WHERE "id" = 1"#) == [[.text(Tree.json(depth: Self.treesAtTheLimit))]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: [DeepGraphTests.treesAtTheLimit + 1, 10_000])
-    func aValueNestedPastTheLimitIsRefusedNamingModelPropertyAndLimitAndNothingIsWritten(trees: Int) throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available, [DeepGraphTests.treesAtTheLimit + 1, 10_000])
+    func aValueNestedPastTheLimitIsRefusedNamingModelPropertyAndLimitAndNothingIsWritten(_ backend: Backend, trees: Int) throws {
+        let test = try TestStore(backend)
         try Document(id: 1, title: "kept", tree: Tree.chain(3)).save(in: test.store)
-        let before = try test.rawRows("SELECT id, title, tree FROM Document ORDER BY id")
+        let before = try test.rawRows(#"SELECT "id", "title", "tree" FROM "Document" ORDER BY "id""#)
         let store = test.store
         let (single, batch) = try onSmallStack {
             var tree = Tree.chain(trees)
@@ -356,15 +357,14 @@ struct DeepGraphTests {
         #expect(batchError.code == .encodingFailed)
         #expect(batchError.column == "tree")
         #expect(batchError.message.contains("Element 1 of a batch of 2"))
-        #expect(try test.rawRows("SELECT id, title, tree FROM Document ORDER BY id") == before)
+        #expect(try test.rawRows(#"SELECT "id", "title", "tree" FROM "Document" ORDER BY "id""#) == before)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: [DeepGraphTests.treesAtTheLimit + 1, 10_000])
-    func storedJSONNestedPastTheLimitIsRefusedWhenLoadingNamingModelPropertyAndLimit(trees: Int) throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available, [DeepGraphTests.treesAtTheLimit + 1, 10_000])
+    func storedJSONNestedPastTheLimitIsRefusedWhenLoadingNamingModelPropertyAndLimit(_ backend: Backend, trees: Int) throws {
+        let test = try TestStore(backend)
         try Document(id: 1, title: "fine", tree: Tree.chain(2)).save(in: test.store)
-        try test.rawExecute("INSERT INTO Document (id, title, tree) VALUES (2, 'deep', '\(Tree.json(depth: trees))')")
+        try test.rawExecute(#"INSERT INTO "Document" ("id", "title", "tree") VALUES (2, 'deep', '\#(Tree.json(depth: trees))')"#)
         let store = test.store
         let error = try onSmallStack {
             Self.error { _ = try Document.find(key: 2, in: store) }

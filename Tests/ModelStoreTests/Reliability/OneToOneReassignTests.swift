@@ -50,12 +50,14 @@ struct OneToOneReassignTests {
 
     /// Each coach's team, by coach id.
     private func links(_ test: TestStore) throws -> [[SQLValue]] {
-        try test.rawRows("SELECT id, team_id FROM Coach ORDER BY id")
+        try test.rawRows(#"SELECT "id", "team_id" FROM "Coach" ORDER BY "id""#)
     }
 
     /// Everything the tests can change.
     private func snapshot(_ test: TestStore) throws -> [[SQLValue]] {
-        try test.rawRows("SELECT 'coach', id, name, team_id FROM Coach UNION ALL SELECT 'team', id, name, NULL FROM Team ORDER BY 1, 2")
+        try test.rawRows(
+            #"SELECT 'coach', "id", "name", "team_id" FROM "Coach" "#
+                + #"UNION ALL SELECT 'team', "id", "name", NULL FROM "Team" ORDER BY 1, 2"#)
     }
 
     private func expectOneTransaction(_ test: TestStore, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -90,9 +92,8 @@ struct OneToOneReassignTests {
         #expect(try Team.find(key: 1, in: test.store)?.coach == nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aNewRecordCanTakeAPartnerFromEitherSide() throws {
-        let test = try pairs(.sqlite)
+    @Test(arguments: Backend.available) func aNewRecordCanTakeAPartnerFromEitherSide(_ backend: Backend) throws {
+        let test = try pairs(backend)
         var coach = Coach(id: 3, name: "coach 3")
         coach.team = Team(id: 1)
         #expect(try coach.save(in: test.store) == .inserted)
@@ -102,9 +103,8 @@ struct OneToOneReassignTests {
         #expect(try links(test) == [[.integer(1), .null], [.integer(2), .integer(3)], [.integer(3), .integer(1)]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func reassigningToAPartnerLoadedWithItsOldLinkTakesTheNewLink() throws {
-        let test = try pairs(.sqlite)
+    @Test(arguments: Backend.available) func reassigningToAPartnerLoadedWithItsOldLinkTakesTheNewLink(_ backend: Backend) throws {
+        let test = try pairs(backend)
         // The loaded team still names coach 2; the coach being saved names the team. The
         // coach's own choice is written last, so it wins.
         let loadedTeam = try #require(try Team.find(key: 2, in: test.store))
@@ -125,9 +125,8 @@ struct OneToOneReassignTests {
         #expect(try Team.find(key: 2, in: test.store)?.coach == nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func savingTheSameLinkAgainChangesNothing() throws {
-        let test = try pairs(.sqlite)
+    @Test(arguments: Backend.available) func savingTheSameLinkAgainChangesNothing(_ backend: Backend) throws {
+        let test = try pairs(backend)
         var coach = Coach(id: 2)
         coach.team = Team(id: 2)
         try coach.save(in: test.store)
@@ -149,9 +148,8 @@ struct OneToOneReassignTests {
         #expect(try links(test) == [[.integer(1), .integer(2)], [.integer(2), .integer(1)]])
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aBatchCanSwapPartnersFromTheOtherSide() throws {
-        let test = try pairs(.sqlite)
+    @Test(arguments: Backend.available) func aBatchCanSwapPartnersFromTheOtherSide(_ backend: Backend) throws {
+        let test = try pairs(backend)
         var first = Team(id: 1)
         first.coach = Coach(id: 2)
         var second = Team(id: 2)
@@ -162,9 +160,8 @@ struct OneToOneReassignTests {
 
     /// Elements of a batch are saved in array order, later over earlier (as elements with the
     /// same key merge): two elements claiming one partner leave it with the last.
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func twoCoachesOfABatchClaimingOneTeamLeaveItWithTheLast() throws {
-        let test = try pairs(.sqlite)
+    @Test(arguments: Backend.available) func twoCoachesOfABatchClaimingOneTeamLeaveItWithTheLast(_ backend: Backend) throws {
+        let test = try pairs(backend)
         var newcomer = Coach(id: 3, name: "coach 3")
         newcomer.team = Team(id: 2)
         var first = Coach(id: 1)
@@ -174,9 +171,8 @@ struct OneToOneReassignTests {
         #expect(try Team.find(key: 1, in: test.store)?.coach == nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func twoTeamsOfABatchClaimingOneCoachLeaveItWithTheLast() throws {
-        let test = try pairs(.sqlite)
+    @Test(arguments: Backend.available) func twoTeamsOfABatchClaimingOneCoachLeaveItWithTheLast(_ backend: Backend) throws {
+        let test = try pairs(backend)
         var second = Team(id: 2)
         second.coach = Coach(id: 1)
         var third = Team(id: 3, name: "team 3")
@@ -202,16 +198,15 @@ struct OneToOneReassignTests {
         #expect(try Player.find(key: 9, in: test.store)?.team?.id == 1)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aGraphSaveMovesALockerTakenByAnAthleteReachedThroughItsClub() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aGraphSaveMovesALockerTakenByAnAthleteReachedThroughItsClub(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         var ann = Athlete(id: 1)
         ann.locker = Locker(id: 10)
         var bo = Athlete(id: 2)
         bo.locker = Locker(id: 20)
         try Club(id: 1, athletes: [ann, bo]).save(in: test.store)
         #expect(
-            try test.rawRows("SELECT id, locker_id FROM Athlete ORDER BY id") == [
+            try test.rawRows(#"SELECT "id", "locker_id" FROM "Athlete" ORDER BY "id""#) == [
                 [.integer(1), .integer(10)], [.integer(2), .integer(20)],
             ])
 
@@ -219,16 +214,18 @@ struct OneToOneReassignTests {
         var moved = Athlete(id: 1)
         moved.locker = Locker(id: 20)
         try Club(id: 1, athletes: [moved, Athlete(id: 2)]).save(in: test.store)
-        #expect(try test.rawRows("SELECT id, locker_id FROM Athlete ORDER BY id") == [[.integer(1), .integer(20)], [.integer(2), .null]])
+        #expect(
+            try test.rawRows(#"SELECT "id", "locker_id" FROM "Athlete" ORDER BY "id""#) == [
+                [.integer(1), .integer(20)], [.integer(2), .null],
+            ])
         #expect(try Locker.find(key: 10, in: test.store)?.owner == nil)
         #expect(try Locker.find(key: 20, in: test.store)?.owner?.id == 1)
     }
 
     // MARK: Failures
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aSingleSaveThatFailsAfterUnlinkingLeavesEveryLinkAsItWas() throws {
-        let test = try pairs(.sqlite)
+    @Test(arguments: Backend.available) func aSingleSaveThatFailsAfterUnlinkingLeavesEveryLinkAsItWas(_ backend: Backend) throws {
+        let test = try pairs(backend)
         let before = try snapshot(test)
         // insert() fails on the existing key, after the previous partner was let go.
         var coach = Coach(id: 1)
@@ -243,12 +240,16 @@ struct OneToOneReassignTests {
         #expect(try snapshot(test) == before)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func aBatchThatFailsOnALaterElementLeavesEveryLinkAsItWas() throws {
-        let test = try pairs(.sqlite)
-        try test.rawExecute(
-            "CREATE TRIGGER refuse_coach_3 BEFORE INSERT ON Coach WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END")
-        try test.rawExecute("CREATE TRIGGER refuse_team_3 BEFORE INSERT ON Team WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    @Test(arguments: Backend.available) func aBatchThatFailsOnALaterElementLeavesEveryLinkAsItWas(_ backend: Backend) throws {
+        let test = try pairs(backend)
+        // Refuse any record 3: a trigger on SQLite (which adds no constraint to a table), a check on a server.
+        for table in ["Coach", "Team"] {
+            try test.rawExecute(
+                backend == .sqlite
+                    ? #"CREATE TRIGGER "refuse_\#(table)_3" BEFORE INSERT ON "\#(table)" WHEN NEW."id" = 3 "#
+                        + "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+                    : #"ALTER TABLE "\#(table)" ADD CONSTRAINT "refuse_\#(table)_3" CHECK ("id" <> 3)"#)
+        }
         let before = try snapshot(test)
 
         var first = Coach(id: 1)

@@ -71,13 +71,12 @@ private func thrown(_ body: () async throws -> Void) async -> ModelStoreError? {
 /// column another model declares never suggests dropping it.
 @Suite("Reliability: one table, one model")
 struct SharedTableNameTests {
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func aSecondModelDeclaringATableAnotherModelDeclaresIsRefusedNamingBothInEveryForm(kind: StoreKind) async throws {
         let test = try TestStore(kind)
         let store = test.store
         try await Doghouse(id: 1, name: "North").save(in: store)
-        let columns = try test.rawRows("SELECT name FROM pragma_table_info('SharedKennel')")
+        let columns = try test.tableColumns("SharedKennel").map(\.name)
         let errors: [ModelStoreError?] = [
             thrown { try DoghouseSummary(id: 2, size: 3).save(in: store) },
             await delivered { DoghouseSummary(id: 2, size: 3).save(in: store, completion: $0) }.failureError,
@@ -96,29 +95,29 @@ struct SharedTableNameTests {
             #expect(error?.suggestion?.contains("DROP") == false)
         }
         // Nothing changed: the first model's table and record, and the first model goes on.
-        #expect(try test.rawRows("SELECT name FROM pragma_table_info('SharedKennel')") == columns)
+        #expect(try test.tableColumns("SharedKennel").map(\.name) == columns)
         #expect(try await Doghouse.findAll(in: store) == [Doghouse(id: 1, name: "North")])
         try await Doghouse(id: 2, name: "South").save(in: store)
         #expect(try await Doghouse.count(in: store) == 2)
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func whicheverModelIsUsedFirstOwnsTheTableEvenByAReadAndTypesOfOneNameAreToldApart() throws {
-        let test = try TestStore(.memory)
+    @Test(arguments: Backend.available)
+    func whicheverModelIsUsedFirstOwnsTheTableEvenByAReadAndTypesOfOneNameAreToldApart(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         // A read of the second model first (no table yet: a stand-in answers it).
         #expect(try DoghouseSummary.count(in: store) == 0)
         let error = try #require(throws: ModelStoreError.self) { try Doghouse(id: 1, name: "North").save(in: store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "Doghouse")
-        #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE name = 'SharedKennel'").isEmpty)
+        #expect(try !test.tableNames().contains("SharedKennel"))
         // Two types both called Crate: the message names each with its scope.
         try Shelter.Crate(id: 1, label: "a").save(in: store)
         let crate = try #require(throws: ModelStoreError.self) { try Warehouse.Crate(id: 2, weight: 1).save(in: store) }
         #expect(crate.code == .invalidModel)
         #expect(crate.message.contains("Shelter.Crate") && crate.message.contains("Warehouse.Crate"), "\(crate.message)")
         // Each alone, in a store of its own, works.
-        let other = try TestStore(.memory)
+        let other = try TestStore(backend)
         try Warehouse.Crate(id: 2, weight: 1).save(in: other.store)
         try Doghouse(id: 1, name: "North").save(in: other.store)
         #expect(try Warehouse.Crate.count(in: other.store) == 1)

@@ -99,6 +99,109 @@ final class TestStore: @unchecked Sendable {
     func rawExecute(_ sql: String) throws {
         try store.rawExecute(sql)
     }
+
+    /// The declared type of each of `table`'s columns, by column name: SQLite's declared
+    /// type (`INTEGER`, `REAL`, …), or PostgreSQL's `data_type` (`bigint`, `double precision`, …).
+    func declaredTypes(_ table: String) throws -> [String: String] {
+        try declaredColumns(table).mapValues(\.type)
+    }
+
+    /// `declaredTypes`, with whether each column is NOT NULL.
+    func declaredColumns(_ table: String) throws -> [String: (type: String, notNull: Bool)] {
+        var columns: [String: (type: String, notNull: Bool)] = [:]
+        for column in try tableColumns(table) { columns[column.name] = (column.type, column.notNull) }
+        return columns
+    }
+
+    /// `table`'s columns in their order: name, declared type (as `declaredTypes` names it),
+    /// whether NOT NULL, and the column's place in the primary key (1, 2, …; 0 when not in it).
+    func tableColumns(_ table: String) throws -> [(name: String, type: String, notNull: Bool, pk: Int64)] {
+        let literal = table.replacingOccurrences(of: "'", with: "''")
+        let sql =
+            backend == .sqlite
+            ? #"SELECT name, type, "notnull", pk FROM pragma_table_info('\#(literal)') ORDER BY cid"#
+            : """
+            SELECT c.column_name, c.data_type, CASE WHEN c.is_nullable = 'NO' THEN 1 ELSE 0 END, COALESCE(k.ordinal_position, 0)
+            FROM information_schema.columns c
+            LEFT JOIN information_schema.table_constraints t ON t.table_schema = c.table_schema
+                AND t.table_name = c.table_name AND t.constraint_type = 'PRIMARY KEY'
+            LEFT JOIN information_schema.key_column_usage k ON k.constraint_schema = t.constraint_schema
+                AND k.constraint_name = t.constraint_name AND k.column_name = c.column_name
+            WHERE c.table_schema = current_schema() AND c.table_name = '\(literal)'
+            ORDER BY c.ordinal_position
+            """
+        return try rawRows(sql).map { row in
+            guard case .text(let name) = row[0], case .text(let type) = row[1], case .integer(let notNull) = row[2],
+                case .integer(let pk) = row[3]
+            else { return ("?", "?", false, 0) }
+            return (name, type, notNull == 1, pk)
+        }
+    }
+
+    /// The names of the store's tables, sorted: SQLite's `sqlite_master` (without its own
+    /// `sqlite_` tables), or the tables of the store's schema on a server.
+    func tableNames() throws -> [String] {
+        let sql =
+            backend == .sqlite
+            ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+            : "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
+        return try rawRows(sql).compactMap { row in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        }
+    }
+
+    /// The definitions of `table`'s indexes by name, without the primary key's: SQLite's
+    /// `CREATE INDEX` text, or the server's `pg_indexes.indexdef`.
+    func indexDefinitions(_ table: String) throws -> [String: String] {
+        let literal = table.replacingOccurrences(of: "'", with: "''")
+        let sql =
+            backend == .sqlite
+            ? "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(literal)' AND sql IS NOT NULL"
+            : "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = '\(literal)' "
+                + "AND indexname NOT LIKE '%\\_pkey' ESCAPE '\\'"
+        var found: [String: String] = [:]
+        for row in try rawRows(sql) {
+            if case .text(let name) = row[0], case .text(let definition) = row[1] { found[name] = definition }
+        }
+        return found
+    }
+
+    /// `table`'s foreign keys, one row per column: the table it refers to, the column, and the
+    /// column it refers to.
+    func foreignKeys(_ table: String) throws -> [[SQLValue]] {
+        let literal = table.replacingOccurrences(of: "'", with: "''")
+        return try rawRows(
+            backend == .sqlite
+                ? #"SELECT "table", "from", "to" FROM pragma_foreign_key_list('\#(literal)')"#
+                : """
+                SELECT u.table_name, k.column_name, u.column_name FROM information_schema.table_constraints c
+                JOIN information_schema.key_column_usage k ON k.constraint_schema = c.constraint_schema
+                    AND k.constraint_name = c.constraint_name
+                JOIN information_schema.constraint_column_usage u ON u.constraint_schema = c.constraint_schema
+                    AND u.constraint_name = c.constraint_name
+                WHERE c.constraint_type = 'FOREIGN KEY' AND c.table_schema = current_schema() AND c.table_name = '\(literal)'
+                """)
+    }
+
+    /// SQL for the JSON value at `path` (SQLite's form: `$.a[0].b`) in `column`'s JSON text,
+    /// as text, NULL for a JSON null or nothing: SQLite's json_extract, PostgreSQL's `#>>`.
+    func jsonText(_ column: String, _ path: String) -> String {
+        if backend == .sqlite { return "CAST(json_extract(\(quoted(column)), '\(path)') AS TEXT)" }
+        return "CAST(\(quoted(column)) AS jsonb) #>> '{\(Self.jsonPathKeys(path).joined(separator: ","))}'"
+    }
+
+    /// SQL for the JSON type name of the value at `path` in `column` (`null`, `object`,
+    /// `array` on both backends; the others are named differently).
+    func jsonType(_ column: String, _ path: String) -> String {
+        if backend == .sqlite { return "json_type(\(quoted(column)), '\(path)')" }
+        return "jsonb_typeof(CAST(\(quoted(column)) AS jsonb) #> '{\(Self.jsonPathKeys(path).joined(separator: ","))}')"
+    }
+
+    /// `$.a[0].b` as its keys and indices: `a`, `0`, `b`.
+    private static func jsonPathKeys(_ path: String) -> [String] {
+        path.dropFirst().split(whereSeparator: { ".[]".contains($0) }).map(String.init)
+    }
 }
 
 extension ModelStore {
