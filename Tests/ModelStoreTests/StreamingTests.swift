@@ -119,9 +119,7 @@ struct StreamingTests {
         #expect(count == 5_000)
     }
 
-    // SQLite only for now: with PostgreSQL, the full parallel suite stalled the concurrency pool for about four minutes in 3 of
-    // 9 runs (every async test waited), with this test among those failing; it passes alone. Under investigation (issue 28).
-    @Test(arguments: [Backend.sqlite]) func cancellingTheTaskEndsTheStreamWithCancelledAndReturnsTheReader(_ backend: Backend) async throws
+    @Test(arguments: Backend.available) func cancellingTheTaskEndsTheStreamWithCancelledAndReturnsTheReader(_ backend: Backend) async throws
     {
         let test = try seeded(5_000, StoreKind.file.or(backend), configuration: .init(maximumReaders: 1))
         let store = test.store
@@ -152,9 +150,7 @@ struct StreamingTests {
         #expect(count == 5_000)
     }
 
-    // SQLite only for now: with PostgreSQL, the full parallel suite stalled the concurrency pool for about four minutes in 3 of
-    // 9 runs (every async test waited), with this test among those failing; it passes alone. Under investigation (issue 28).
-    @Test(arguments: [Backend.sqlite]) func aSaveCompletesWhileAStreamIsHalfConsumed(_ backend: Backend) async throws {
+    @Test(arguments: Backend.available) func aSaveCompletesWhileAStreamIsHalfConsumed(_ backend: Backend) async throws {
         let test = try seeded(5_000, StoreKind.file.or(backend))
         let store = test.store
         var iterator = StreamRow.all().stream(in: store).makeAsyncIterator()

@@ -216,9 +216,7 @@ struct AttackRegressionTests {
         #expect(try Snack.count(in: store) == 1)
     }
 
-    // SQLite only for now: with PostgreSQL, the full parallel suite stalled the concurrency pool for about four minutes in 3 of
-    // 9 runs (every async test waited), with this test among those failing; it passes alone. Under investigation (issue 28).
-    @Test(arguments: [Backend.sqlite], [false, true])
+    @Test(arguments: Backend.available, [false, true])
     func aSynchronousCallFromATaskStartedInsideABlockFailsAtOnce(_ backend: Backend, _ inReadBlock: Bool) async throws {
         let test = try TestStore(.file, or: backend)
         let store = test.store
