@@ -105,6 +105,16 @@ final class WorkerThreads: @unchecked Sendable {
     static let shared = WorkerThreads()
     /// What a debugger or `top -H` shows for these threads.
     static let name = "ModelStore work"
+    /// Marks the threads of this pool (thread-local storage: Foundation's `Thread.current` can
+    /// hand a new thread the cached object of an earlier thread with the same pthread identity).
+    private static let marker: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Whether the calling thread is one of these.
+    static var isCurrentThreadAWorker: Bool { pthread_getspecific(marker) != nil }
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var idle = 0
@@ -120,6 +130,7 @@ final class WorkerThreads: @unchecked Sendable {
             // and the thread keeps the name of the thread that created it).
             Thread {
                 Thread.current.name = WorkerThreads.name
+                pthread_setspecific(WorkerThreads.marker, UnsafeRawPointer(bitPattern: 1))
                 self.work()
             }.start()
         }

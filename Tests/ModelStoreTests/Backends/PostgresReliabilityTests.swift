@@ -105,6 +105,12 @@
             let second = try test.another()
             defer { try? second.close() }
             _ = try await BKSnack.save([BKSnack(snackId: 1, name: "-"), BKSnack(snackId: 2, name: "-")], in: first)
+            // Each store checks the table before the blocks, each after the other's check: a store
+            // that checked it inside its block would hold the table-preparation lock until the
+            // block ends, and the other block would wait for it past the busy timeout while this
+            // one waits for the other on the semaphore below — a wait the server cannot see.
+            _ = try await BKSnack.save([BKSnack(snackId: 1, name: "-")], in: second)
+            _ = try await BKSnack.save([BKSnack(snackId: 2, name: "-")], in: first)
             let attempts = Locked([0, 0])
             let holding = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
             @Sendable func block(_ side: Int, _ store: ModelStore) -> @Sendable () throws -> Void {
