@@ -41,7 +41,7 @@ struct ConcurrencyTests {
         let keys = 20
         let rounds = 150
         let problems = Locked<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: writers + 2) { thread in
+        onThreads(writers + 2) { thread in
             do {
                 if thread < writers {
                     for round in 0..<rounds {

@@ -7,7 +7,7 @@ struct ReadOrderingTests {
     /// Starts a write that holds its transaction open until `release` is signalled.
     private func holdWrite(_ store: ModelStore, started: DispatchSemaphore, release: DispatchSemaphore) -> DispatchGroup {
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        onAThread(group: group) {
             try? store.transaction {
                 try Snack(snackId: 1, name: "new").save(in: store)
                 started.signal()
@@ -26,7 +26,7 @@ struct ReadOrderingTests {
         started.wait()
         let seen = Locked<String?>(nil)
         let reading = DispatchGroup()
-        DispatchQueue.global().async(group: reading) {
+        onAThread(group: reading) {
             seen.withLock { $0 = try? Snack.find(key: 1, in: test.store)?.name }
         }
         #expect(reading.wait(timeout: .now() + 0.3) == .timedOut)
@@ -51,7 +51,7 @@ struct ReadOrderingTests {
         // Sync, completion and async reads all answer while the write is still open.
         let answers = Locked<[String?]>([])
         let reads = DispatchGroup()
-        DispatchQueue.global().async(group: reads) {
+        onAThread(group: reads) {
             let found = try? Snack.find(key: 1, in: test.store)?.name
             let counted = try? test.store.read { try Snack.count(in: test.store) }
             answers.withLock { $0 += [found, counted.map(String.init)] }
@@ -91,7 +91,7 @@ struct ReadOrderingTests {
         started.wait()
         let reading = DispatchGroup()
         let seen = Locked<String?>(nil)
-        DispatchQueue.global().async(group: reading) {
+        onAThread(group: reading) {
             seen.withLock { $0 = try? Snack.find(key: 1, in: store)?.name }
         }
         #expect(reading.wait(timeout: .now() + 0.3) == .timedOut)

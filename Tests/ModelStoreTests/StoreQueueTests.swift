@@ -26,7 +26,7 @@ struct StoreQueueTests {
         @Sendable func leave(_ barrier: Bool) {
             state.withLock { if barrier { $0.writers -= 1 } else { $0.readers -= 1 } }
         }
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+        onThreads(8) { thread in
             for step in 0..<200 {
                 let barrier = step % 5 == 0
                 let flags: DispatchWorkItemFlags = barrier ? .barrier : []

@@ -38,7 +38,7 @@ struct StoreTests {
         let outcomes = Locked<[DispatchTimeoutResult]>([])
         let group = DispatchGroup()
         for (mine, theirs) in [(first, second), (second, first)] {
-            DispatchQueue.global().async(group: group) {
+            onAThread(group: group) {
                 try? test.store.read {
                     _ = try Snack.count(in: test.store)
                     mine.signal()
@@ -57,7 +57,7 @@ struct StoreTests {
         let releaseRead = DispatchSemaphore(value: 0)
         let events = Locked<[String]>([])
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        onAThread(group: group) {
             try? test.store.read {
                 readStarted.signal()
                 releaseRead.wait()

@@ -169,7 +169,7 @@ struct StreamingTests {
             try StreamRow.all().forEach(in: store) { row in
                 guard row.id == 1 else { return }
                 // From another thread: on this one, inside the read, the call would join it.
-                DispatchQueue.global().async {
+                onAThread {
                     store.execute("UPDATE \"StreamRow\" SET text = \("written") WHERE id = \(2)") { done.add((try? $0.get()) == 1) }
                 }
                 #expect(eventually(10) { done.current == [true] })

@@ -195,7 +195,7 @@
             let other = try test.another()
             let stores = [test.store, other]
             let failures = Collected<String>()
-            DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            onThreads(8) { worker in
                 let store = stores[worker % 2]
                 for id in 1...100 {
                     let key = Int64((id * 7 + worker * 13) % 100 + 1)
@@ -214,7 +214,7 @@
             let test = try AttackStore(backend)
             let other = try test.another()
             let failures = Collected<String>()
-            DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            onThreads(2) { worker in
                 let store = worker == 0 ? test.store : other
                 for round in 0..<6 {
                     var batch = (1...1500).map { PASnack(id: Int64($0), name: "w\(worker)r\(round)", size: Int64(round)) }
@@ -234,7 +234,7 @@
             let test = try AttackStore(backend)
             let other = try test.another()
             let failures = Collected<String>()
-            DispatchQueue.concurrentPerform(iterations: 6) { worker in
+            onThreads(6) { worker in
                 let store = worker % 2 == 0 ? test.store : other
                 for friend in 1...40 {
                     do {
@@ -256,7 +256,7 @@
             let test = try AttackStore(backend)
             let other = try test.another()
             let failures = Collected<String>()
-            DispatchQueue.concurrentPerform(iterations: 6) { worker in
+            onThreads(6) { worker in
                 let store = worker % 2 == 0 ? test.store : other
                 for value in 1...30 {
                     do {

@@ -149,7 +149,7 @@
                             group.leave()
                         }
                     default:
-                        DispatchQueue.global().async {
+                        onAThread {
                             let result = Result { try store.transaction(body) }
                             outcomes.withLock { $0[side] = result }
                             group.leave()
@@ -515,7 +515,7 @@
     private func holdingSnackOne(in store: ModelStore) -> DispatchSemaphore {
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onAThread {
             try? store.transaction {
                 try BKSnack(snackId: 1, name: "held").save(in: store)
                 holding.signal()

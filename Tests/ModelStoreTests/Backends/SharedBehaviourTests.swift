@@ -346,7 +346,7 @@ struct SharedBehaviourTests {
     func concurrentWritersLoseNothing(_ backend: Backend) throws {
         let test = try BackendStore(backend)
         let store = test.store
-        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+        onThreads(8) { worker in
             for round in 0..<25 {
                 let id = Int64(worker * 1000 + round)
                 _ = try? BKSnack(snackId: id, name: "w\(worker)", size: round).save(in: store)

@@ -669,7 +669,7 @@ private func tick() { Thread.sleep(forTimeInterval: 0.03) }
         let test = try TestStore(.file, or: backend)
         let store = test.store
         let failures = Locked(0)
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+        onThreads(8) { thread in
             for n in 0..<50 {
                 do {
                     try Tally(id: Int64(thread * 1000 + n), name: "t").save(in: store)

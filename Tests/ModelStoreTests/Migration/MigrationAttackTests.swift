@@ -1178,7 +1178,7 @@ struct MigrationAttackTests {
         ]
         let errors = Locked<[String]>([])
         let path = self.path
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+        onThreads(4) { _ in
             do {
                 let store = try ModelStore(path: path, configuration: .init(migrations: steps))
                 _ = try ItemV1.Item.count(in: store)

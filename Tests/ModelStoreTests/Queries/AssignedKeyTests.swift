@@ -158,7 +158,7 @@ private struct TextKey: StoredModel {
         let other = try ModelStore(path: path)
         defer { try? other.close() }
         let keys = Locked<[Int64]>([])
-        DispatchQueue.concurrentPerform(iterations: 2) { side in
+        onThreads(2) { side in
             let store = side == 0 ? test.store : other
             for number in 0..<200 {
                 if let id = try? Memo(id: nil, text: "\(side)-\(number)").saved(in: store).id { keys.withLock { $0.append(id) } }

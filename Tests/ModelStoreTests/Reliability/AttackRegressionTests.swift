@@ -101,7 +101,7 @@ struct AttackRegressionTests {
             result.withLock { $0 = found }; done.signal()
         }
         let closed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onAThread {
             try? store.close(); closed.signal()
         }
         Thread.sleep(forTimeInterval: 0.2)
@@ -118,7 +118,7 @@ struct AttackRegressionTests {
         try Snack(snackId: 1).save(in: test.store)
         let other = try ModelStore(path: path)
         let opened = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onAThread {
             _ = try? other.read { () -> Int in
                 let count = try Snack.count(in: other)
                 opened.signal()

@@ -19,7 +19,7 @@ struct CloseUnderObserversTests {
     /// which waits for the loop): the test's task, and the concurrency pool, never block.
     private func closeSoon(_ store: ModelStore) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onAThread {
             try? store.close()
             done.signal()
         }

@@ -77,7 +77,7 @@ struct SearchIndexBehindTheBackTests {
             ], in: test.store)
         // Every reader has checked the table and its index once.
         let store = test.store
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in _ = try? Clipping.search("alpha", in: store) }
+        onThreads(8) { _ in _ = try? Clipping.search("alpha", in: store) }
     }
 
     /// Runs SQL as another program: a bare connection of its own.
@@ -165,7 +165,7 @@ struct SearchIndexBehindTheBackTests {
     @Test func everyReaderConnectionNoticesAtOnce() throws {
         try otherProgram(SearchIndexChange.all.sql(round: 0))
         let wrong = Locked<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 16) { index in
+        onThreads(16) { index in
             do {
                 let found = try Self.keys(Clipping.search(.words(index % 2 == 0 ? "fresh0" : "stand0"), in: store))
                 if found != [index % 2 == 0 ? 100 : 2] { wrong.withLock { $0.append("search \(index) found \(found)") } }

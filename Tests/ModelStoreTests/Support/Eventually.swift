@@ -49,3 +49,28 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
+
+/// Runs `body(0)` … `body(count - 1)` each on a thread of its own and returns when all have
+/// ended: `DispatchQueue.concurrentPerform` without the global queue. On Linux the global
+/// queue's threads are the concurrency pool's, and tests blocking there (waiting for a
+/// barrier, a lock, a server) held back every async test running beside them.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread.detachNewThread {
+            body(index)
+            group.leave()
+        }
+    }
+    group.wait()
+}
+
+/// `DispatchQueue.global().async(group:)` on a thread of its own (see `onThreads`).
+func onAThread(group: DispatchGroup? = nil, _ body: @escaping @Sendable () -> Void) {
+    group?.enter()
+    Thread.detachNewThread {
+        body()
+        group?.leave()
+    }
+}
