@@ -34,6 +34,7 @@
         }()
 
         var location: String { server.description }
+        var tablesIdentity: String { server.description + " " + (server.schema ?? "") }
 
         init(server: PostgresConfiguration, settings: RemoteConnectionSettings) throws {
             self.server = server

@@ -544,7 +544,7 @@ struct ObservationAttackTests {
         try await OANote(id: 0, text: "seed").save(in: store)
         let received = Collected<[Int64]>()
         let stream = store.changes(of: OANote.self)
-        let consumer = Task {
+        let consumer = Task(priority: .high) {
             for await change in stream {
                 received.add(ints(change.inserted) + ints(change.updated))
                 try? await Task.sleep(nanoseconds: 2_000_000)
@@ -650,7 +650,7 @@ struct ObservationAttackTests {
             released = store
             try await OANote(id: 1, text: "a").save(in: store)
             let inFetch = Locked(0)
-            let task = Task {
+            let task = Task(priority: .high) {
                 do {
                     for try await _ in store.observe({ () throws -> Int in
                         inFetch.withLock { $0 += 1 }

@@ -29,7 +29,7 @@ private struct Ware: StoredModel, Equatable {
 private func collect<S: AsyncSequence & Sendable>(_ sequence: S) -> (Collected<S.Element>, Task<Void, any Error>)
 where S.Element: Sendable {
     let collected = Collected<S.Element>()
-    let task = Task {
+    let task = Task(priority: .high) {
         for try await value in sequence { collected.add(value) }
     }
     return (collected, task)
@@ -270,7 +270,7 @@ struct ObservationTests {
         do {
             let store = try ModelStore(path: directory.appendingPathComponent("s.sqlite").path)
             released = store
-            let task = Task {
+            let task = Task(priority: .high) {
                 // A live query whose store closes throws `.closed`: its loop can tell that from
                 // a normal end.
                 do {

@@ -238,7 +238,7 @@ struct RawSQLTests {
         let refused = Collected<ModelStoreError.Code>()
         try await store.transaction {
             let done = DispatchSemaphore(value: 0)
-            Task {
+            Task(priority: .high) {
                 do { _ = try await store.execute("DELETE FROM Snack") } catch let error as ModelStoreError { refused.add(error.code) }
                 done.signal()
             }

@@ -201,7 +201,7 @@ struct StoreTests {
         let store = test.store
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in 0..<20 {
-                group.addTask { try await Snack(snackId: Int64(id)).save(in: store) }
+                group.addTask(priority: .high) { try await Snack(snackId: Int64(id)).save(in: store) }
             }
             try await group.waitForAll()
         }

@@ -32,8 +32,8 @@ private func seeded(_ count: Int, _ kind: StoreKind = .file, configuration: Mode
 /// Waits up to `seconds` for `operation`; nil when it did not finish (it is left running).
 private func within<T: Sendable>(_ seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
     try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
+        group.addTask(priority: .high) { try await operation() }
+        group.addTask(priority: .high) {
             try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             return nil
         }
@@ -124,13 +124,17 @@ struct StreamingTests {
         let test = try seeded(5_000, StoreKind.file.or(backend), configuration: .init(maximumReaders: 1))
         let store = test.store
         let started = Collected<Int>()
-        let task = Task { () -> (seen: Int, code: ModelStoreError.Code?) in
+        let task = Task(priority: .high) { () -> (seen: Int, code: ModelStoreError.Code?) in
             var seen = 0
             do {
                 for try await _ in StreamRow.all().stream(in: store) {
                     seen += 1
-                    if seen == 1 { started.add(1) }
-                    try? await Task.sleep(nanoseconds: 1_000_000)
+                    if seen == 1 {
+                        started.add(1)
+                        // The stream stays half read until the test cancels the task: however
+                        // long the test's own task waits for a thread, it cannot come too late.
+                        while !Task.isCancelled { try? await Task.sleep(nanoseconds: 1_000_000) }
+                    }
                 }
             } catch {
                 // A loop cut short never looks like one that read every row.
@@ -241,7 +245,7 @@ struct StreamingTests {
         let refused = Collected<ModelStoreError.Code>()
         try await store.transaction {
             let done = DispatchSemaphore(value: 0)
-            Task {
+            Task(priority: .high) {
                 do {
                     for try await _ in StreamRow.all().stream(in: store) {}
                 } catch let error as ModelStoreError {

@@ -38,8 +38,19 @@ final class Connection {
     private var remoteLastInsert: Int64 = 0
     private var remoteInTransaction = false
     /// Raised when a server reports a table or column that is not what a store checked: a
-    /// server has no schema version, so this stands in for one (`PooledConnection`).
-    static let checkedSchemaEpoch = Counter()
+    /// server has no schema version, so this stands in for one (`PooledConnection`). One per
+    /// set of tables (`RemoteConnection.tablesIdentity`): a change met in one database or
+    /// schema once made every store of the process check all its tables again, each holding
+    /// the table-preparation lock until its transaction ended.
+    private static let checkedSchemaEpochs = Locked<[String: Int]>([:])
+
+    /// This connection's tables' epoch (see `checkedSchemaEpochs`); 0 for a SQLite file,
+    /// which has a schema version of its own.
+    var checkedSchemaEpoch: Int {
+        guard let remote else { return 0 }
+        let identity = remote.tablesIdentity
+        return Self.checkedSchemaEpochs.withLock { $0[identity] ?? 0 }
+    }
     /// Savepoints made by `withSavepoint`, to name each one apart.
     private var savepoints = 0
     /// What may stop the call running on the connection now (see `running`), nil between
@@ -189,7 +200,10 @@ final class Connection {
             if let failure = error as? ModelStoreError {
                 if failure.code == .connectionLost { remoteInTransaction = false }
                 // Every store checks its tables again at its next write (see `checkedSchemaEpoch`).
-                if failure.code == .schemaMismatch { Self.checkedSchemaEpoch.increment() }
+                if failure.code == .schemaMismatch {
+                    let identity = remote.tablesIdentity
+                    Self.checkedSchemaEpochs.withLock { $0[identity, default: 0] += 1 }
+                }
             }
             throw error
         }

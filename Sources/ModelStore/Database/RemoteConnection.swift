@@ -16,6 +16,13 @@ package protocol RemoteConnection: AnyObject {
     func close()
     /// Where it is connected, for messages (never a password).
     var location: String { get }
+    /// What names the set of tables it sees (a server's database and schema): connections
+    /// with the same one see the same tables. By default `location`.
+    var tablesIdentity: String { get }
+}
+
+extension RemoteConnection {
+    package var tablesIdentity: String { location }
 }
 
 /// A statement's outcome on a server: its columns, every row, and the rows it changed.

@@ -118,7 +118,7 @@ extension PooledConnection {
     private func readSchemaVersion() throws -> Int64? {
         // Without SQLite's catalog there is no schema version: tables are checked when first
         // used, and again after a statement met a table or column changed behind a store's back.
-        guard connection.capabilities.sqliteCatalog else { return Int64(Connection.checkedSchemaEpoch.current) }
+        guard connection.capabilities.sqliteCatalog else { return Int64(connection.checkedSchemaEpoch) }
         if case .integer(let version)? = try connection.scalar("PRAGMA schema_version") { return version }
         return nil
     }

@@ -281,7 +281,7 @@ struct SearchAttackTests {
         try await FullMemo(id: 0, title: "seed").save(in: store)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
-                group.addTask {
+                group.addTask(priority: .high) {
                     for round in 0..<50 {
                         let id = Int64(worker * 1000 + round)
                         try await FullMemo(id: id, title: "worker\(worker) round\(round)", body: "shared").save(in: store)

@@ -142,7 +142,7 @@
                             group.leave()
                         }
                     case "async":
-                        Task {
+                        Task(priority: .high) {
                             let result: Result<Void, any Error>
                             do { result = .success(try await store.transaction(body)) } catch { result = .failure(error) }
                             outcomes.withLock { $0[side] = result }

@@ -779,7 +779,7 @@ private func expectRefused<M: StoredModel>(
             for round in 0..<64 {
                 let index = round % predicates.count
                 let predicate = predicates[index]
-                group.addTask { (index, try await AtkMixed.findAll(where: predicate, in: store).map(\.id)) }
+                group.addTask(priority: .high) { (index, try await AtkMixed.findAll(where: predicate, in: store).map(\.id)) }
             }
             var all: [(Int, [Int64])] = []
             for try await result in group { all.append(result) }

@@ -26,7 +26,7 @@ func runTaskInsideABlock(of store: ModelStore, readBlock: Bool, _ work: @escapin
     let finished = Locked(false)
     @Sendable func body() {
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(priority: .high) {
             await work()
             done.signal()
         }
@@ -278,7 +278,7 @@ struct CallFormsInBlocksTests {
         let task = try synchronously {
             try store.transaction {
                 try Snack(snackId: 1).save(in: store)
-                return Task {
+                return Task(priority: .high) {
                     gate.wait()
                     try await Snack(snackId: 2).save(in: store)
                     return try await Snack.count(in: store)

@@ -42,7 +42,7 @@ struct CancellationTests {
     private func cancelWhileRunning(
         _ test: TestStore, marker: String = "modelstore_spin", _ call: @escaping @Sendable () async throws -> Void
     ) async -> Ending {
-        let task = Task { await ending(call) }
+        let task = Task(priority: .high) { await ending(call) }
         // The cancel comes from a thread of its own, not a task: on a loaded machine the
         // concurrency pool's threads may all be busy for longer than the statement takes, and
         // the point is what the statement does once its task is cancelled.
@@ -102,7 +102,7 @@ struct CancellationTests {
         let store = test.store
         try await Article(id: 1, title: "Dark chocolate").save(in: store)
         test.resetSQL()
-        let codes = await Task { () -> [String: ModelStoreError.Code?] in
+        let codes = await Task(priority: .high) { () -> [String: ModelStoreError.Code?] in
             withUnsafeCurrentTask { $0?.cancel() }
             var codes: [String: ModelStoreError.Code?] = [:]
             codes["find"] = await ending { _ = try await Snack.find(key: 1, in: store) }.code
@@ -131,9 +131,9 @@ struct CancellationTests {
     @Test func aCallCancelledWhileItWaitsForAReaderThrowsAtOnceAndTakesNone() async throws {
         let test = try storeWithOneSnack()
         let store = test.store
-        let holder = Task { await ending { _ = try await Snack.count(where: spinning(), in: store) } }
+        let holder = Task(priority: .high) { await ending { _ = try await Snack.count(where: spinning(), in: store) } }
         #expect(await started(test))
-        let waiter = Task { await ending { _ = try await Snack.findAll(in: store) } }
+        let waiter = Task(priority: .high) { await ending { _ = try await Snack.findAll(in: store) } }
         try await Task.sleep(nanoseconds: 200_000_000)
         let cancelled = Date()
         waiter.cancel()
@@ -150,12 +150,12 @@ struct CancellationTests {
         let test = try storeWithOneSnack(.init())
         let store = test.store
         // A transaction that runs a minute-long statement holds the store's queue.
-        let writer = Task {
+        let writer = Task(priority: .high) {
             await ending { try await store.transaction { _ = try store.findAll(Int.self, sql: SQLStatement(stringLiteral: spinSQL)) } }
         }
         #expect(await started(test))
-        let reader = Task { await ending { _ = try await Snack.findAll(in: store) } }
-        let later = Task { await ending { _ = try await Snack(snackId: 7, name: "late").save(in: store) } }
+        let reader = Task(priority: .high) { await ending { _ = try await Snack.findAll(in: store) } }
+        let later = Task(priority: .high) { await ending { _ = try await Snack(snackId: 7, name: "late").save(in: store) } }
         try await Task.sleep(nanoseconds: 200_000_000)
         let cancelled = Date()
         reader.cancel()
@@ -243,7 +243,7 @@ struct CancellationTests {
     @Test func closingTheStoreStopsAStreamInTheMiddleOfAStatement() async throws {
         let test = try storeWithOneSnack()
         let store = test.store
-        let loop = Task { await ending { for try await _ in Snack.filter(spinning()).stream(in: store) {} } }
+        let loop = Task(priority: .high) { await ending { for try await _ in Snack.filter(spinning()).stream(in: store) {} } }
         #expect(await started(test))
         let start = Date()
         try store.close()

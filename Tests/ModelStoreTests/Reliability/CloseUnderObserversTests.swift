@@ -102,7 +102,7 @@ struct CloseUnderObserversTests {
         #expect(!store.isClosed)
         var changes = 0
         let started = Locked(false)
-        let loop = Task {
+        let loop = Task(priority: .high) {
             var seen = 0
             for await _ in store.changes(of: Snack.self) {
                 seen += 1
@@ -148,14 +148,14 @@ struct CloseUnderObserversTests {
             switch kind {
             case "live query":
                 let query = Snack.all().observe(in: store)
-                loop = Task {
+                loop = Task(priority: .high) {
                     do {
                         for try await _ in query { running.withLock { $0 = true } }
                     } catch {}
                 }
             case "change stream":
                 let stream = store.changes(of: Snack.self)
-                loop = Task {
+                loop = Task(priority: .high) {
                     for await _ in stream {}
                 }
                 running.withLock { $0 = true }

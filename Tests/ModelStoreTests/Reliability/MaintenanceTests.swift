@@ -309,7 +309,7 @@ struct MaintenanceTests {
         let refused = Collected<ModelStoreError.Code?>()
         try await store.transaction {
             let done = DispatchSemaphore(value: 0)
-            Task {
+            Task(priority: .high) {
                 refused.add(await thrownCode { try await store.vacuum() })
                 refused.add(await thrownCode { try await store.vacuum(into: copy) })
                 refused.add(await thrownCode { try await store.checkpoint(.truncate) })

@@ -125,7 +125,7 @@ struct SoakTests {
                     })
             default:
                 pending.enter()
-                Task {
+                Task(priority: .high) {
                     do {
                         try await store.transaction {
                             try operation.run(in: store)
@@ -143,7 +143,7 @@ struct SoakTests {
             privateWrites.withLock { $0[key] = quantity }
             pending.enter()
             if async {
-                Task {
+                Task(priority: .high) {
                     do {
                         try await Stock(id: key, quantity: quantity).save(in: store)
                         let found = try await Stock.find(key: key, in: store)

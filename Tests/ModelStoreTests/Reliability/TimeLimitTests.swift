@@ -219,7 +219,7 @@ struct SharedTimeLimitTests {
         _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: store)
         let spin: Condition<BKSnack> = spinning()
         for form in ["read", "read block", "transaction"] {
-            let task = Task {
+            let task = Task(priority: .high) {
                 await ending {
                     switch form {
                     case "read": _ = try await BKSnack.count(where: spin, in: store)
@@ -265,7 +265,7 @@ struct SharedTimeLimitTests {
         let test = try BackendStore(backend)
         let store = test.store
         _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: store)
-        let codes = await Task { () -> [ModelStoreError.Code?] in
+        let codes = await Task(priority: .high) { () -> [ModelStoreError.Code?] in
             withUnsafeCurrentTask { $0?.cancel() }
             return [
                 await ending { _ = try await BKSnack.findAll(in: store) }.code,

@@ -50,6 +50,11 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
     }
 }
 
+// Tasks the tests start are `.high` priority: Swift Testing queues every test on the
+// default-priority pool at once, and a default-priority task started later waits behind all
+// of them for a thread — a task started inside a block once waited 60 s. A higher priority
+// runs on a pool of its own (on Linux, another of libdispatch's root queues).
+
 /// Runs `body(0)` … `body(count - 1)` each on a thread of its own and returns when all have
 /// ended: `DispatchQueue.concurrentPerform` without the global queue. On Linux the global
 /// queue's threads are the concurrency pool's, and tests blocking there (waiting for a
