@@ -295,6 +295,24 @@
             }
         }
 
+        /// A mismatch met in one schema makes the stores of that schema check their tables again,
+        /// and nobody else: it once made every server store of the process re-check every table
+        /// at its next write, each holding the table-preparation lock until its transaction ended.
+        @Test func aMismatchMetInOneSchemaDoesNotMakeStoresOfAnotherCheckTheirTablesAgain() throws {
+            let altered = try AttackStore(.postgres)
+            let other = try AttackStore(.postgres)
+            try PASnack(id: 1, name: "a", price: 1).save(in: altered.store)
+            try PASnack(id: 1, name: "a", price: 1).save(in: other.store)
+            try altered.behindTheBack("ALTER TABLE \"PASnack\" DROP COLUMN \"price\"")
+            #expect(throws: ModelStoreError.self) { try PASnack(id: 2, name: "b", price: 2.5).save(in: altered.store) }
+            let statements = Collected<String>()
+            other.store.setTrace { sql in statements.add(sql) }
+            try PASnack(id: 2, name: "b", price: 2.5).save(in: other.store)
+            other.store.setTrace(nil)
+            #expect(!statements.current.contains { $0.contains("pg_advisory_xact_lock") }, "\(statements.current)")
+            #expect(try PASnack.find(key: 2, in: other.store)?.price == 2.5)
+        }
+
         @Test(arguments: Backend.available)
         func aTableDroppedBehindTheStoreIsRecreatedOrReportedAsSchemaMismatchOnEveryCall(_ backend: Backend) throws {
             let test = try AttackStore(backend)
