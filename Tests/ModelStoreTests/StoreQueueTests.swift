@@ -7,7 +7,7 @@ struct StoreQueueTests {
     /// Reads never overlap a barrier, barriers never overlap each other, and work from one
     /// thread runs in the order it was submitted — under eight threads mixing every kind.
     @Test func readsOverlapOnlyReadsAndEachThreadsWorkRunsInItsOrder() {
-        let queue = StoreQueue()
+        let queue = StoreQueue(asyncReaders: 4)
         let state = Locked((readers: 0, writers: 0, overlaps: 0, maxReaders: 0))
         let order = Locked([Int: [Int]]())
         let group = DispatchGroup()
@@ -56,10 +56,51 @@ struct StoreQueueTests {
         }
     }
 
+    /// At most `limit` jobs run at once, and every job runs, in the order submitted: ten
+    /// thousand completion-form reads in a loop must not become ten thousand threads.
+    @Test func aLimiterRunsAtMostItsLimitAtOnceAndEveryJobInOrder() {
+        let limiter = Limiter(limit: 3)
+        let state = Locked((running: 0, peak: 0, started: [Int]()))
+        let group = DispatchGroup()
+        for index in 0..<300 {
+            group.enter()
+            limiter.run {
+                state.withLock {
+                    $0.running += 1
+                    $0.peak = max($0.peak, $0.running)
+                    $0.started.append(index)
+                }
+                Thread.sleep(forTimeInterval: 0.0005)
+                state.withLock { $0.running -= 1 }
+                group.leave()
+            }
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(state.current.peak <= 3)
+        #expect(state.current.started.count == 300)
+        #expect(Array(state.current.started.dropFirst(3)) == Array(3..<300), "queued jobs start in order")
+    }
+
+    /// Under steady load the list of waiting work never empties; what has started must still
+    /// be let go, or it keeps every job (and what it captured) alive.
+    @Test func startedWorkIsLetGoUnderSteadyLoad() {
+        let queue = StoreQueue(asyncReaders: 4)
+        let peak = Locked(0)
+        onThreads(4) { _ in
+            for _ in 0..<2_000 {
+                queue.sync(flags: .barrier) {
+                    let kept = queue.waitingCount
+                    peak.withLock { $0 = max($0, kept) }
+                }
+            }
+        }
+        #expect(peak.current < 200, "\(peak.current) entries kept")
+    }
+
     /// A synchronous call submitted after asynchronous work from the same thread waits for
     /// it: a read after a fire-and-forget write sees the write.
     @Test func aSyncReadWaitsForTheBarrierSubmittedBeforeIt() {
-        let queue = StoreQueue()
+        let queue = StoreQueue(asyncReaders: 4)
         let written = Locked(false)
         queue.async(flags: .barrier) {
             Thread.sleep(forTimeInterval: 0.2)

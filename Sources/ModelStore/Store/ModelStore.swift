@@ -102,7 +102,7 @@ public final class ModelStore: Sendable {
     public let configuration: Configuration
 
     /// Orders the store's work: reads side by side, writes as barriers (see `StoreQueue`).
-    let queue = StoreQueue()
+    let queue: StoreQueue
     let pool: ConnectionPool
     /// Whether reads bypass the queue's barriers (`ReadOrdering.latestCommitted` on a file or
     /// a server).
@@ -216,6 +216,7 @@ public final class ModelStore: Sendable {
             migrations: .init(
                 steps: configuration.migrations, backsUp: configuration.backsUpBeforeMigrating,
                 waitLimit: configuration.migrationWaitLimit))
+        self.queue = StoreQueue(asyncReaders: configuration.maximumReaders)
         let pool = self.pool
         let isFile: Bool
         if case .file = location { isFile = true } else { isFile = false }

@@ -25,6 +25,17 @@ final class StoreQueue: @unchecked Sendable {
         let start: () -> Void
     }
 
+    /// Asynchronous reads at once: no more than the store has readers, so ten thousand
+    /// completion-form reads in a loop take a handful of threads, not ten thousand.
+    private let asyncReads: Limiter
+
+    init(asyncReaders: Int) {
+        asyncReads = Limiter(limit: max(1, asyncReaders))
+    }
+
+    /// How many entries the waiting list holds, started ones not yet let go included (tests).
+    var waitingCount: Int { lock.withLock { waiting.count } }
+
     /// Runs `body` on the calling thread once the work submitted before it allows: beside
     /// other reads, or — as a barrier — alone, after everything submitted earlier.
     func sync<T>(flags: DispatchWorkItemFlags = [], execute body: () throws -> T) rethrows -> T {
@@ -47,19 +58,28 @@ final class StoreQueue: @unchecked Sendable {
     /// waiting for it. With `ordered: false` it starts at once, outside the order (a read
     /// that skips the queue: `readOrdering: .latestCommitted`).
     func async(flags: DispatchWorkItemFlags = [], ordered: Bool = true, execute body: @escaping @Sendable () -> Void) {
-        guard ordered else { return WorkerThreads.shared.run(body) }
+        guard ordered else { return asyncReads.run(body) }
         let barrier = flags.contains(.barrier)
         let job: @Sendable () -> Void = {
             body()
             self.finish(barrier: barrier)
         }
+        // A read admitted in order may still wait for a thread of its own among the
+        // asynchronous reads; a write (one at a time) never does.
+        let reads = asyncReads
+        let start: @Sendable () -> Void
+        if barrier {
+            start = { WorkerThreads.shared.run(job) }
+        } else {
+            start = { reads.run(job) }
+        }
         lock.lock()
         if canStartNow(barrier: barrier) {
             admit(barrier: barrier)
             lock.unlock()
-            WorkerThreads.shared.run(job)
+            start()
         } else {
-            waiting.append(Waiting(barrier: barrier, start: { WorkerThreads.shared.run(job) }))
+            waiting.append(Waiting(barrier: barrier, start: start))
             lock.unlock()
         }
     }
@@ -88,12 +108,63 @@ final class StoreQueue: @unchecked Sendable {
             head += 1
             if next.barrier { break }
         }
+        // Started entries go: all of them once the list is empty, and under steady load
+        // (several threads queueing again as each finishes, so it never empties) once they
+        // are most of it. Each holds its job, and what the job captured, until it goes.
         if head == waiting.count, head > 0 {
             waiting.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64, head * 2 > waiting.count {
+            waiting.removeFirst(head)
             head = 0
         }
         lock.unlock()
         for start in starts { start() }
+    }
+}
+
+/// Runs at most `limit` jobs at once on `WorkerThreads`, the rest in submission order as
+/// the running ones end.
+final class Limiter: @unchecked Sendable {
+    // @unchecked: `running` and `queued` are read and written only while `lock` is held.
+    private let lock = NSLock()
+    private let limit: Int
+    private var running = 0
+    private var queued: [@Sendable () -> Void] = []
+    private var head = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    func run(_ job: @escaping @Sendable () -> Void) {
+        lock.lock()
+        guard running < limit else {
+            queued.append(job)
+            return lock.unlock()
+        }
+        running += 1
+        lock.unlock()
+        start(job)
+    }
+
+    private func start(_ job: @escaping @Sendable () -> Void) {
+        WorkerThreads.shared.run {
+            job()
+            self.lock.lock()
+            guard self.head < self.queued.count else {
+                self.running -= 1
+                self.queued.removeAll(keepingCapacity: true)
+                self.head = 0
+                return self.lock.unlock()
+            }
+            let next = self.queued[self.head]
+            self.head += 1
+            if self.head > 64, self.head * 2 > self.queued.count {
+                self.queued.removeFirst(self.head)
+                self.head = 0
+            }
+            self.lock.unlock()
+            self.start(next)
+        }
     }
 }
 
