@@ -124,6 +124,7 @@ struct DefaultStoreTests {
     /// Switching the implicit default off after it was created is not ignored: later calls
     /// that name no store throw `.noStore` in every form, and switching it on again gives the
     /// same store back.
+    // SQLite-only: the implicit default store is a SQLite file.
     @Test func switchingTheImplicitDefaultOffAfterItWasCreatedTakesEffect() async throws {
         try await asAFreshProgram(notingOpenings: false) { _ in
             try synchronously { try Snack(snackId: 1, name: "before").save() }
