@@ -222,10 +222,10 @@ struct SchemaTests {
         #expect(error.message.contains("same column name"))
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func aReservedTableNameIsRejected() throws {
+    @Test(arguments: Backend.available) func aReservedTableNameIsRejected(_ backend: Backend) throws {
         struct Internal: StoredModel { var id: Int; static let primaryKey = ["id"]; static let tableName = "sqlite_stuff" }
-        let error = try #require(throws: ModelStoreError.self) { try Internal(id: 1).save(in: TestStore().store) }
+        let test = try TestStore(backend)
+        let error = try #require(throws: ModelStoreError.self) { try Internal(id: 1).save(in: test.store) }
         #expect(error.code == .invalidModel)
     }
 
