@@ -108,13 +108,16 @@ struct BatchChangeTests {
         return test
     }
 
-    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
-    @Test func updateAllSetsColumnsOnEveryMatchInOneStatement() throws {
-        let test = try seeded(.sqlite)
+    @Test(arguments: Backend.available) func updateAllSetsColumnsOnEveryMatchInOneStatement(_ backend: Backend) throws {
+        let test = try seeded(backend)
         test.resetSQL()
         let changed = try Snack.updateAll(where: \.taste == "sweet", set: [.set(\.price, to: 0.5), .set(\.size, to: 2)], in: test.store)
         #expect(changed == 10)
-        #expect(test.dataSQL == [#"UPDATE "Snack" SET "price" = ?, "size" = ? WHERE "taste" = ?"#])
+        #expect(test.dataSQL.count == 1 && test.dataSQL.first?.hasPrefix(#"UPDATE "Snack" SET "price" = "#) == true, "\(test.dataSQL)")
+        if backend == .sqlite {
+            // SQLite's text (a server numbers its placeholders).
+            #expect(test.dataSQL == [#"UPDATE "Snack" SET "price" = ?, "size" = ? WHERE "taste" = ?"#])
+        }
         #expect(try Snack.count(where: \.price == 0.5 && \.size == 2, in: test.store) == 10)
         #expect(try Snack.count(where: \.price == 1, in: test.store) == 1)
     }

@@ -70,7 +70,7 @@ struct DefaultStoreTests {
     /// database under ~/.local/share/<process>/ that nothing reads. Every way of opening a
     /// store makes such a call throw `.noStore` in every form, naming the store it opened,
     /// and creates no file; setting `default` makes the calls use it.
-    // SQLite-only: opens the store's file again or looks at it on disk.
+    // Both backends: the "postgres" opening is a PostgreSQL store.
     @Test(arguments: ["path", "url", "inMemory", "postgres"])
     func aProgramThatOpenedItsOwnStoreGetsNoStoreFromACallThatNamesNone(opening: String) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("own-\(UUID().uuidString)")
@@ -107,7 +107,7 @@ struct DefaultStoreTests {
 
     /// A program that opens no store keeps the implicit default: a file at
     /// `defaultLocation`, created on first use.
-    // SQLite-only: opens the store's file again or looks at it on disk.
+    // SQLite-only: the implicit default store is a SQLite file.
     @Test func aProgramThatOpensNoStoreStillGetsTheImplicitDefault() async throws {
         try await asAFreshProgram(notingOpenings: false) { defaultFile in
             #expect(!FileManager.default.fileExists(atPath: defaultFile.path))
@@ -124,6 +124,7 @@ struct DefaultStoreTests {
     /// Switching the implicit default off after it was created is not ignored: later calls
     /// that name no store throw `.noStore` in every form, and switching it on again gives the
     /// same store back.
+    // SQLite-only: the implicit default store is a SQLite file.
     @Test func switchingTheImplicitDefaultOffAfterItWasCreatedTakesEffect() async throws {
         try await asAFreshProgram(notingOpenings: false) { _ in
             try synchronously { try Snack(snackId: 1, name: "before").save() }
@@ -138,7 +139,7 @@ struct DefaultStoreTests {
 
     /// A service that injects one store switches the implicit default off: a call that
     /// forgets `in: store` then fails in every form instead of using a second database.
-    // SQLite-only: opens the store's file again or looks at it on disk.
+    // SQLite-only: the implicit default store is a SQLite file.
     @Test func withTheImplicitDefaultOffACallWithoutAStoreThrowsNoStoreInEveryForm() async throws {
         try await asAFreshProgram(notingOpenings: false) { defaultFile in
             ModelStore.implicitDefaultEnabled = false
@@ -154,7 +155,7 @@ struct DefaultStoreTests {
         }
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
+    // SQLite-only: the implicit default store is a SQLite file.
     @Test func theDefaultLocationFollowsXDGDataHome() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
         let previous = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]
@@ -173,7 +174,7 @@ struct DefaultStoreTests {
         #endif
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
+    // SQLite-only: the implicit default store is a SQLite file.
     @Test func aProgramThatNeverSetsTheDefaultGetsAFileCreatedOnFirstUse() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -100,7 +100,7 @@ struct DeleteRuleTests {
         #expect(try test.rawRows(#"SELECT count(*) FROM "NullifyKid" WHERE "parent_id" IS NULL"#) == [[.integer(2)]])
     }
 
-    // SQLite-only: asserts SQLite's own error message.
+    // PostgreSQL differs: the refusal carries the server's foreign-key message, not ModelStore's count of referring records.
     @Test func noActionLeavesItToTheForeignKeyWhichRefusesToCommit() throws {
         let test = try TestStore()
         try QuietParent(id: 1, kids: [QuietKid(id: 10)]).save(in: test.store)

@@ -60,13 +60,12 @@ private struct Act: StoredModel, Equatable {
     static let relationships: [Relationship<Act>] = [.toOne(\.gig, inverse: \Gig.acts)]
 }
 
-// SQLite-only: counts the statements SQLite is sent (trace of the SQLite SQL).
 /// One decision, above the Engine and the graph code, between the plain path and the graph
 /// path: no work the call did not ask for, and none done twice.
 @Suite("One decision between the plain path and the graph path", .serialized)
 struct PathTests {
-    @Test func aGraphBatchEncodesEachElementOnce() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aGraphBatchEncodesEachElementOnce(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Band(id: 0, name: CountedName("warm-up")).save(in: test.store)  // the schema probe encodes too
         let bands = (1...100).map { Band(id: Int64($0), name: CountedName("band \($0)"), members: []) }
         encodings.withLock { $0 = 0 }
@@ -76,9 +75,9 @@ struct PathTests {
         #expect(try Band.find(key: 42, in: test.store)?.name == CountedName("band 42"))
     }
 
-    @Test func aFailingGraphBatchElementIsNamedWithItsKeyAndNothingIsSaved() throws {
-        let test = try TestStore()
-        try test.rawExecute(#"CREATE TABLE "Band" ("id" INTEGER PRIMARY KEY, "name" TEXT CHECK ("name" <> 'refused'))"#)
+    @Test(arguments: Backend.available) func aFailingGraphBatchElementIsNamedWithItsKeyAndNothingIsSaved(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        try test.rawExecute(#"CREATE TABLE "Band" ("id" BIGINT PRIMARY KEY, "name" TEXT CHECK ("name" <> 'refused'))"#)
         let bands = [Band(id: 1, name: CountedName("fine")), Band(id: 2, name: CountedName("refused"))]
         let error = try #require(throws: ModelStoreError.self) { try Band.save(bands, in: test.store) }
         #expect(error.message.hasPrefix("Element 1 of a batch of 2 Band models failed"))
@@ -86,8 +85,8 @@ struct PathTests {
         #expect(try Band.count(in: test.store) == 0)
     }
 
-    @Test func aReadThatLoadsNoRelationshipRunsOnlyItsOwnSelect() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aReadThatLoadsNoRelationshipRunsOnlyItsOwnSelect(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m")]).save(in: test.store)
         for read in [
             { _ = try Band.find(key: 1, loading: .none, in: test.store) },
@@ -101,8 +100,8 @@ struct PathTests {
         }
     }
 
-    @Test func aReadThatLoadsRelationshipsFillsThem() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aReadThatLoadsRelationshipsFillsThem(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m"), Musician(id: 2, name: "n")]).save(
             in: test.store)
         #expect(try Band.find(key: 1, loading: .direct, in: test.store)?.members?.map(\.id).sorted() == [1, 2])
@@ -118,8 +117,9 @@ struct PathTests {
         #expect(try held.loadingRelationships(.none, in: test.store).members == nil)
     }
 
-    @Test func aPlainFinderLoadsNoRelationshipNobodyAskedForAndRunsOnlyItsOwnSelect() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aPlainFinderLoadsNoRelationshipNobodyAskedForAndRunsOnlyItsOwnSelect(_ backend: Backend) throws
+    {
+        let test = try TestStore(backend)
         try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m")]).save(in: test.store)
         let reads: [() throws -> Band?] = [
             { try Band.find(key: 1, in: test.store) },
@@ -139,8 +139,8 @@ struct PathTests {
         #expect(try Band(id: 1).loadingRelationships(in: test.store).members?.map(\.id) == [1])
     }
 
-    @Test func aRelationshipDeclaredEagerLoadsWithEveryReadThatDoesNotSay() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aRelationshipDeclaredEagerLoadsWithEveryReadThatDoesNotSay(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let venue = Venue(id: 1, name: "hall")
         try Gig(id: 1, venue: venue, acts: [Act(id: 1), Act(id: 2)]).save(in: test.store)
         let plain = try #require(try Gig.find(key: 1, in: test.store))
@@ -159,8 +159,8 @@ struct PathTests {
         #expect(try Venue.find(key: 1, loading: .direct, in: test.store)?.gigs?.map(\.id) == [1])
     }
 
-    @Test func aLoadPathNamingNoRelationshipIsRefusedOnThePlainPathToo() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aLoadPathNamingNoRelationshipIsRefusedOnThePlainPathToo(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         try Snack(snackId: 1, name: "a").save(in: test.store)
         try Band(id: 1).save(in: test.store)
         let reads: [() throws -> Void] = [
@@ -177,8 +177,8 @@ struct PathTests {
         }
     }
 
-    @Test func deletesOfModelsWithRelationshipsApplyTheirRulesInEveryShape() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func deletesOfModelsWithRelationshipsApplyTheirRulesInEveryShape(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         func reset() throws {
             _ = try Musician.deleteAll(in: test.store)
             _ = try Band.deleteAll(in: test.store)

@@ -25,28 +25,30 @@ private func seeded(_ kind: StoreKind = .memory) throws -> TestStore {
     return test
 }
 
-// SQLite-only: raw SQL written for SQLite (its placeholders, functions and observed writes).
+// The tests that run on SQLite only say why (SQLite's pragmas, ATTACH, typeof, observed writes).
+// Raw SQL that runs on both quotes the mixed-case names a server would fold ("Snack", "snackId").
 @Suite("Raw SQL: bound values, three forms, observed writes")
 struct RawSQLTests {
     // MARK: Binding
 
-    @Test func interpolatedValuesAreBoundNeverSpliced() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func interpolatedValuesAreBoundNeverSpliced(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         let store = test.store
         let hostile = "x'); DROP TABLE Snack; --"
-        let statement: SQLStatement = "UPDATE Snack SET name = \(hostile) WHERE snackId = \(Int64(1))"
-        #expect(statement.sql == "UPDATE Snack SET name = ? WHERE snackId = ?")
+        let statement: SQLStatement = #"UPDATE "Snack" SET name = \#(hostile) WHERE "snackId" = \#(Int64(1))"#
+        #expect(statement.sql == #"UPDATE "Snack" SET name = ? WHERE "snackId" = ?"#)
         #expect(statement.arguments == [.text(hostile), .integer(1)])
         #expect(try store.execute(statement) == 1)
         // Stored literally, and the table is still there.
         #expect(try Snack.find(key: 1, in: store)?.name == hostile)
         #expect(try Snack.count(in: store) == 10)
-        let found = try store.findAll(Snack.self, sql: "SELECT * FROM Snack WHERE name = \(hostile)")
+        let found = try store.findAll(Snack.self, sql: #"SELECT * FROM "Snack" WHERE name = \#(hostile)"#)
         #expect(found.map(\.snackId) == [1])
         // A value that looks like SQL matches nothing as SQL would: `' OR 1=1` is text.
-        #expect(try store.findAll(Snack.self, sql: "SELECT * FROM Snack WHERE name = \("' OR 1=1 --")").isEmpty)
+        #expect(try store.findAll(Snack.self, sql: #"SELECT * FROM "Snack" WHERE name = \#("' OR 1=1 --")"#).isEmpty)
     }
 
+    // SQLite-only: `IS NOT ?` with a bound NULL is SQLite's syntax (a server takes only IS NOT NULL or IS DISTINCT FROM).
     @Test func namesListsNilAndExplicitArguments() throws {
         let test = try seeded()
         let store = test.store
@@ -65,10 +67,10 @@ struct RawSQLTests {
         #expect(try store.findFirst(Int.self, sql: nested) == 2)
     }
 
-    @Test func unstorableValuesAndWrongValueCountsAreRefused() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func unstorableValuesAndWrongValueCountsAreRefused(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect {
-            try test.store.execute("UPDATE Snack SET price = \(Double.nan)")
+            try test.store.execute(#"UPDATE "Snack" SET price = \#(Double.nan)"#)
         } throws: { ($0 as? ModelStoreError)?.code == .encodingFailed }
         #expect {
             try test.store.findAll(Int.self, sql: SQLStatement("SELECT ? + ?", arguments: [1]))
@@ -78,6 +80,7 @@ struct RawSQLTests {
 
     // MARK: Decoding
 
+    // SQLite-only: checks the stored storage classes with typeof.
     @Test func modelsDecodeAsFindersDecodeThemDeclaredFormsAndJSONIncluded() throws {
         let test = try TestStore()
         let store = test.store
@@ -92,38 +95,38 @@ struct RawSQLTests {
         #expect(try store.findFirst(String.self, sql: "SELECT typeof(id) || typeof(issuedAt) FROM RawTicket") == "blobtext")
     }
 
-    @Test func projectionsAndSingleValuesDecodeByNameAndPosition() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func projectionsAndSingleValuesDecodeByNameAndPosition(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         let store = test.store
-        let lines = try store.findAll(SnackLine.self, sql: "SELECT price, name FROM Snack WHERE snackId <= \(2) ORDER BY snackId")
+        let lines = try store.findAll(SnackLine.self, sql: #"SELECT price, name FROM "Snack" WHERE "snackId" <= \#(2) ORDER BY "snackId""#)
         #expect(lines == [SnackLine(name: "s1", price: 1), SnackLine(name: "s2", price: 2)])
-        #expect(try store.findFirst(Double.self, sql: "SELECT max(price) FROM Snack") == 10)
-        #expect(try store.findFirst(Double?.self, sql: "SELECT max(price) FROM Snack WHERE 0") == .some(nil))
-        #expect(try store.findFirst(Int.self, sql: "SELECT 1 WHERE 0") == nil)
+        #expect(try store.findFirst(Double.self, sql: #"SELECT max(price) FROM "Snack""#) == 10)
+        #expect(try store.findFirst(Double?.self, sql: #"SELECT max(price) FROM "Snack" WHERE 1 = 0"#) == .some(nil))
+        #expect(try store.findFirst(Int.self, sql: "SELECT 1 WHERE 1 = 0") == nil)
         #expect(try store.findAll(Taste.self, sql: "SELECT 'sweet' UNION ALL SELECT 'sour'") == [.sweet, .sour])
     }
 
-    @Test func decodeMismatchesNameTheTypeAndColumn() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func decodeMismatchesNameTheTypeAndColumn(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         let store = test.store
         #expect {
-            try store.findAll(SnackLine.self, sql: "SELECT 'cheap' AS price, name FROM Snack")
+            try store.findAll(SnackLine.self, sql: #"SELECT 'cheap' AS price, name FROM "Snack""#)
         } throws: { error in
             guard let error = error as? ModelStoreError else { return false }
             return error.code == .decodingFailed && error.model == "SnackLine" && error.column == "price"
         }
         #expect {
-            try store.findAll(Int.self, sql: "SELECT name AS label FROM Snack")
+            try store.findAll(Int.self, sql: #"SELECT name AS label FROM "Snack""#)
         } throws: { error in
             guard let error = error as? ModelStoreError else { return false }
             return error.code == .decodingFailed && error.model == "Int" && error.column == "label"
         }
         #expect {
-            try store.findFirst(Double.self, sql: "SELECT max(price) FROM Snack WHERE 0")
+            try store.findFirst(Double.self, sql: #"SELECT max(price) FROM "Snack" WHERE 1 = 0"#)
         } throws: { ($0 as? ModelStoreError)?.code == .decodingFailed }
         // A non-optional property the row lacks.
         #expect {
-            try store.findAll(Snack.self, sql: "SELECT name FROM Snack")
+            try store.findAll(Snack.self, sql: #"SELECT name FROM "Snack""#)
         } throws: { error in
             guard let error = error as? ModelStoreError else { return false }
             return error.code == .decodingFailed && error.column == "snackId"
@@ -132,13 +135,14 @@ struct RawSQLTests {
 
     // MARK: Errors
 
+    // PostgreSQL differs: a syntax error is .server (not .invalidQuery), and an unknown table is .schemaMismatch.
     @Test func syntaxErrorsAreInvalidQueriesNamingTheSQL() throws {
         let test = try seeded()
         #expect {
-            try test.store.findAll(Snack.self, sql: "SELEC * FROM Snack")
+            try test.store.findAll(Snack.self, sql: #"SELEC * FROM "Snack""#)
         } throws: { error in
             guard let error = error as? ModelStoreError else { return false }
-            return error.code == .invalidQuery && error.sql == "SELEC * FROM Snack" && error.message.contains("syntax error")
+            return error.code == .invalidQuery && error.sql == #"SELEC * FROM "Snack""# && error.message.contains("syntax error")
         }
         #expect {
             try test.store.execute("UPDATE Nowhere SET x = 1")
@@ -147,20 +151,21 @@ struct RawSQLTests {
             try test.store.findAll(Int.self, sql: "SELECT 1; SELECT 2")
         } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }
         #expect {
-            try test.store.execute("DELETE FROM Snack WHERE snackId = \(1); DELETE FROM Snack")
+            try test.store.execute(#"DELETE FROM "Snack" WHERE "snackId" = \#(1); DELETE FROM "Snack""#)
         } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }
         // Nothing ran.
         #expect(try Snack.count(in: test.store) == 10)
     }
 
-    @Test func constraintFailuresKeepTheirCodeAndRollBack() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func constraintFailuresKeepTheirCodeAndRollBack(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect {
-            try test.store.execute("INSERT INTO Snack (snackId, tags) VALUES (\(1), '[]')")
+            try test.store.execute(#"INSERT INTO "Snack" ("snackId", tags) VALUES (\#(1), '[]')"#)
         } throws: { ($0 as? ModelStoreError)?.code == .constraintViolation }
         #expect(try Snack.count(in: test.store) == 10)
     }
 
+    // SQLite-only: ATTACH and PRAGMAs are SQLite's.
     @Test func transactionControlAttachAndGuardedPragmasAreRefused() throws {
         let test = try seeded(.file)
         for sql in ["COMMIT", "BEGIN", "SAVEPOINT x", "ROLLBACK", "ATTACH ':memory:' AS other", "PRAGMA query_only = 0"] {
@@ -179,37 +184,38 @@ struct RawSQLTests {
 
     // MARK: Forms
 
-    @Test func everyFormRunsAndWritesAreSeenByLaterReads() async throws {
-        let test = try seeded(.file)
+    @Test(arguments: Backend.available) func everyFormRunsAndWritesAreSeenByLaterReads(_ backend: Backend) async throws {
+        let test = try seeded(StoreKind.file.or(backend))
         let store = test.store
         // Synchronous, from a synchronous closure.
-        let changed = try { try store.execute("UPDATE Snack SET price = price + \(100) WHERE taste = \("sweet")") }()
+        let changed = try { try store.execute(#"UPDATE "Snack" SET price = price + \#(100) WHERE taste = \#("sweet")"#) }()
         #expect(changed == 5)
         // Completion handlers.
         let done = Collected<Int>()
-        store.execute("DELETE FROM Snack WHERE snackId = \(1)") { result in done.add((try? result.get()) ?? -1) }
+        store.execute(#"DELETE FROM "Snack" WHERE "snackId" = \#(1)"#) { result in done.add((try? result.get()) ?? -1) }
         let found = Collected<[String]>()
-        store.findAll(String.self, sql: "SELECT name FROM Snack WHERE snackId <= \(3) ORDER BY snackId") {
+        store.findAll(String.self, sql: #"SELECT name FROM "Snack" WHERE "snackId" <= \#(3) ORDER BY "snackId""#) {
             found.add((try? $0.get()) ?? [])
         }
         let first = Collected<Int64?>()
-        store.findFirst(Int64.self, sql: "SELECT min(snackId) FROM Snack") { first.add((try? $0.get()) ?? -1) }
+        store.findFirst(Int64.self, sql: #"SELECT min("snackId") FROM "Snack""#) { first.add((try? $0.get()) ?? -1) }
         #expect(await eventually { done.current == [1] && found.current == [["s2", "s3"]] && first.current == [2] })
         // async.
-        #expect(try await store.execute("UPDATE Snack SET name = \("z") WHERE snackId = \(2)") == 1)
-        #expect(try await store.findAll(String.self, sql: "SELECT name FROM Snack WHERE snackId = \(2)") == ["z"])
-        #expect(try await store.findFirst(Double.self, sql: "SELECT price FROM Snack WHERE snackId = \(2)") == 102)
+        #expect(try await store.execute(#"UPDATE "Snack" SET name = \#("z") WHERE "snackId" = \#(2)"#) == 1)
+        #expect(try await store.findAll(String.self, sql: #"SELECT name FROM "Snack" WHERE "snackId" = \#(2)"#) == ["z"])
+        #expect(try await store.findFirst(Double.self, sql: #"SELECT price FROM "Snack" WHERE "snackId" = \#(2)"#) == 102)
     }
 
-    @Test func aQueryThatWritesRunsOnTheWriter() throws {
-        let test = try seeded(.file)
-        let deleted = try test.store.findAll(Int64.self, sql: "DELETE FROM Snack WHERE price > \(8) RETURNING snackId")
+    @Test(arguments: Backend.available) func aQueryThatWritesRunsOnTheWriter(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.file.or(backend))
+        let deleted = try test.store.findAll(Int64.self, sql: #"DELETE FROM "Snack" WHERE price > \#(8) RETURNING "snackId""#)
         #expect(Set(deleted) == [9, 10])
         #expect(try Snack.count(in: test.store) == 8)
     }
 
     // MARK: Blocks
 
+    // SQLite-only: relies on a Task started inside a block (timing-sensitive with a server).
     @Test func insideATransactionEveryFormJoinsItAndRollsBackWithIt() async throws {
         let test = try seeded(.file)
         let store = test.store
@@ -248,19 +254,19 @@ struct RawSQLTests {
         #expect(try await Snack.count(in: store) == 10)
     }
 
-    @Test func aWriteInsideAReadBlockIsRefusedAndReadsJoinIt() throws {
-        let test = try seeded(.file)
+    @Test(arguments: Backend.available) func aWriteInsideAReadBlockIsRefusedAndReadsJoinIt(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.file.or(backend))
         let store = test.store
         let handled = Collected<ModelStoreError.Code?>()
         try store.read { () throws -> Void in
-            #expect(try store.findFirst(Int.self, sql: "SELECT count(*) FROM Snack") == 10)
+            #expect(try store.findFirst(Int.self, sql: #"SELECT count(*) FROM "Snack""#) == 10)
             #expect {
-                try store.execute("DELETE FROM Snack")
+                try store.execute(#"DELETE FROM "Snack""#)
             } throws: { ($0 as? ModelStoreError)?.code == .reentrancy }
             #expect {
-                try store.findAll(Int64.self, sql: "DELETE FROM Snack RETURNING snackId")
+                try store.findAll(Int64.self, sql: #"DELETE FROM "Snack" RETURNING "snackId""#)
             } throws: { ($0 as? ModelStoreError)?.code == .reentrancy }
-            store.execute("DELETE FROM Snack") { result in
+            store.execute(#"DELETE FROM "Snack""#) { result in
                 if case .failure(let error) = result { handled.add(error.code) } else { handled.add(nil) }
             }
         }
@@ -270,6 +276,7 @@ struct RawSQLTests {
 
     // MARK: Observation and schema
 
+    // SQLite-only: observation throws .unsupported on PostgreSQL.
     @Test func rawWritesAreObservedByChangeStreamsAndLiveQueries() async throws {
         let test = try seeded(.file)
         let store = test.store
@@ -285,6 +292,7 @@ struct RawSQLTests {
         #expect(try inserted.keys(\.inserted, as: Int64.self) == [50])
     }
 
+    // SQLite-only: observation throws .unsupported on PostgreSQL.
     @Test func aLiveQueryOverRawSQLRerunsWhenATableItReadsChanges() async throws {
         let test = try seeded(.file)
         let store = test.store
@@ -294,6 +302,7 @@ struct RawSQLTests {
         #expect(try await counts.next() == .some(11))
     }
 
+    // SQLite-only: observation throws .unsupported on PostgreSQL.
     @Test func rawDDLOnAModelTableIsNoticedByTheStore() async throws {
         let test = try seeded(.file)
         let store = test.store

@@ -11,13 +11,14 @@ struct RelationshipTests {
         try team.save(in: store)
     }
 
-    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everywhere)
     func savingATeamSavesItsPlayersAndCoachAndLoadingFillsThem(kind: StoreKind) throws {
         let test = try TestStore(kind)
         test.resetSQL()
         try rockets(test.store)
-        #expect(test.sql.filter { $0 == "BEGIN IMMEDIATE" }.count == 1)
+        // One transaction (on SQLite one that takes the write lock at once).
+        #expect(test.sql.filter { $0.hasPrefix("BEGIN") }.count == 1)
+        if test.backend == .sqlite { #expect(test.sql.filter { $0 == "BEGIN IMMEDIATE" }.count == 1) }
         #expect(test.sql.filter { $0 == "COMMIT" }.count == 1)
 
         let loaded = try #require(try Team.find(key: 1, in: test.store))
@@ -187,7 +188,7 @@ struct RelationshipTests {
         #expect(try NodeB.find(key: 2, loading: .depth(5), in: test.store)?.c?.a?.b?.id == 2)
     }
 
-    // SQLite-only: asserts the statements SQLite is sent (their text, BEGIN IMMEDIATE, json_each, how a batch looks records up).
+    // SQLite-only: too many records for the PostgreSQL half of the suite (slow over a server).
     @Test func loadingAThousandTeamsRunsABoundedNumberOfQueries() throws {
         let test = try TestStore()
         var teams: [Team] = []

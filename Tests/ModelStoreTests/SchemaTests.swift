@@ -127,9 +127,8 @@ struct SchemaTests {
         #expect(!test.sql.contains { $0.contains("table_info") || $0.contains("CREATE") })
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aColumnTheModelGainsIsAddedAndOldRecordsReadItAsNil() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aColumnTheModelGainsIsAddedAndOldRecordsReadItAsNil(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try PetV1(id: 1, name: "Rex", legacy: "old").save(in: test.store)
         let later = try test.later()
         try PetV2(id: 2, name: "Tom", nickname: "T", age: 3).save(in: later)
@@ -138,17 +137,15 @@ struct SchemaTests {
         #expect(try PetV2.find(key: 2, in: later) == PetV2(id: 2, name: "Tom", nickname: "T", age: 3))
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aColumnTheModelDroppedIsLeftWithItsValues() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aColumnTheModelDroppedIsLeftWithItsValues(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try PetV1(id: 1, name: "Rex", legacy: "keep me").save(in: test.store)
         try PetV2(id: 1, name: "Rex II").save(in: try test.later())
-        #expect(try test.rawRows("SELECT name, legacy FROM Pet") == [[.text("Rex II"), .text("keep me")]])
+        #expect(try test.rawRows(#"SELECT name, legacy FROM "Pet""#) == [[.text("Rex II"), .text("keep me")]])
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aNonOptionalColumnAddedLaterExplainsOldRecordsWithoutAValue() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aNonOptionalColumnAddedLaterExplainsOldRecordsWithoutAValue(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try PetV1(id: 1, name: "Rex").save(in: test.store)
         let later = try test.later()
         try PetV3(id: 2, name: "Fat", weight: 9).save(in: later)
@@ -161,9 +158,8 @@ struct SchemaTests {
         #expect(error.suggestion?.contains("Optional") == true)
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aStoredTableWithAnotherPrimaryKeyIsASchemaMismatch() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aStoredTableWithAnotherPrimaryKeyIsASchemaMismatch(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try PetV1(id: 1, name: "Rex").save(in: test.store)
         let later = try test.later()
         let error = try #require(throws: ModelStoreError.self) { try PetWithOtherKey(id: 1, name: "Rex").save(in: later) }
@@ -226,10 +222,10 @@ struct SchemaTests {
         #expect(error.message.contains("same column name"))
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func aReservedTableNameIsRejected() throws {
+    @Test(arguments: Backend.available) func aReservedTableNameIsRejected(_ backend: Backend) throws {
         struct Internal: StoredModel { var id: Int; static let primaryKey = ["id"]; static let tableName = "sqlite_stuff" }
-        let error = try #require(throws: ModelStoreError.self) { try Internal(id: 1).save(in: TestStore().store) }
+        let test = try TestStore(backend)
+        let error = try #require(throws: ModelStoreError.self) { try Internal(id: 1).save(in: test.store) }
         #expect(error.code == .invalidModel)
     }
 

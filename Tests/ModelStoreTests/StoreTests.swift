@@ -162,15 +162,14 @@ struct StoreTests {
         #expect(try test.store.read { try Snack.count(in: test.store) } == 1)
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aReadBlockSeesOneSnapshotWhileWritesCommit() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aReadBlockSeesOneSnapshotWhileWritesCommit(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try Snack(snackId: 1).save(in: test.store)
         let counts = try test.store.read { () -> [Int] in
             let before = try Snack.count(in: test.store)
-            // A write on another thread commits meanwhile (WAL lets it run beside the reader
-            // connection; the barrier only orders work submitted through this store's queue).
-            let writer = try ModelStore(path: test.store.path!)
+            // A write on another thread commits meanwhile (WAL, or a server, lets it run beside the
+            // reader connection; the barrier only orders work submitted through this store's queue).
+            let writer = try test.later()
             try Snack(snackId: 2).save(in: writer)
             return [before, try Snack.count(in: test.store)]
         }

@@ -192,10 +192,16 @@ struct StreamingTests {
         #expect(await eventually { deleted.current == 5 })
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
-    @Test func errorsMidStreamReachTheLoop() async throws {
-        let test = try seeded(1_000)
-        try await test.store.execute("UPDATE StreamRow SET value = 'not a number' WHERE id = \(700)")
+    @Test(arguments: Backend.available) func errorsMidStreamReachTheLoop(_ backend: Backend) async throws {
+        let test = try seeded(1_000, StoreKind.file.or(backend))
+        // Another tool stores a value Double cannot decode in row 700: text in SQLite's REAL
+        // column, NULL in a server's typed one.
+        if backend == .sqlite {
+            try await test.store.execute("UPDATE StreamRow SET value = 'not a number' WHERE id = \(700)")
+        } else {
+            try await test.store.execute(#"ALTER TABLE "StreamRow" ALTER COLUMN "value" DROP NOT NULL"#)
+            try await test.store.execute(#"UPDATE "StreamRow" SET "value" = NULL WHERE "id" = \#(700)"#)
+        }
         var seen = 0
         await #expect {
             for try await _ in StreamRow.all().stream(in: test.store) { seen += 1 }

@@ -250,14 +250,23 @@ struct EagerLoadingAttackTests {
         }
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func anEagerToOneWhoseTargetRowIsMissingReadsAsNilAndKeepsItsLink() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func anEagerToOneWhoseTargetRowIsMissingReadsAsNilAndKeepsItsLink(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try AdvBadge(id: 1, holder: AdvHolder(id: 7, name: "gone")).save(in: test.store)
         try AdvBadge(id: 2, holder: AdvHolder(id: 8, name: "kept")).save(in: test.store)
-        // Another tool, without foreign keys enforced, deletes the target behind the store's back.
-        let raw = try Connection(location: test.store.path!, flags: SQLITE_OPEN_READWRITE, busyTimeout: 5)
-        try raw.execute(#"DELETE FROM "AdvHolder" WHERE "id" = 7"#)
+        // Another tool, without foreign keys enforced, deletes the target behind the store's back
+        // (on a server: a session that skips its foreign-key triggers).
+        if backend == .sqlite {
+            let raw = try Connection(location: test.store.path!, flags: SQLITE_OPEN_READWRITE, busyTimeout: 5)
+            try raw.execute(#"DELETE FROM "AdvHolder" WHERE "id" = 7"#)
+        } else {
+            let other = try test.later()
+            try other.transaction {
+                try other.rawExecute("SET LOCAL session_replication_role = replica")
+                try other.rawExecute(#"DELETE FROM "AdvHolder" WHERE "id" = 7"#)
+            }
+            try other.close()
+        }
         for options in [LoadOptions.declared, .direct, .all, .only("holder")] {
             let badge = try #require(try AdvBadge.find(key: 1, loading: options, in: test.store))
             #expect(badge.holder == nil)

@@ -345,25 +345,6 @@
             #expect(try await BKSnack.find(key: 99_999, in: store)?.name == "after")
         }
 
-        @Test func aSecondStoreUsesTheTablesAndJoinTablesTheFirstMade() throws {
-            let test = try BackendStore(.postgres)
-            var team = BKTeam(id: 1, name: "Rockets")
-            team.players = [BKPlayer(id: 1, name: "Ann", skills: [BKSkill(id: 1, title: "fast")])]
-            team.coach = BKCoach(id: 1, name: "Cy")
-            try team.save(in: test.store)
-            // Another process's store on the same tables: it checks them (join tables included)
-            // and writes and reads through them.
-            let second = try test.another()
-            defer { try? second.close() }
-            var other = BKTeam(id: 2, name: "Comets")
-            other.players = [BKPlayer(id: 2, name: "Bo", skills: [BKSkill(id: 1, title: "fast"), BKSkill(id: 2, title: "tall")])]
-            try other.save(in: second)
-            #expect(try BKPlayer.count(in: second) == 2)
-            #expect(try BKSkill.find(key: 1, loading: .direct, in: second)?.players?.count == 2)
-            #expect(try BKTeam.find(key: 1, loading: .direct, in: second)?.coach?.name == "Cy")
-            #expect(try BKSkill.count(in: test.store) == 2)
-        }
-
         @Test func aModelDeclaringFormerNamesIsRefusedOnAServer() throws {
             let test = try BackendStore(.postgres)
             #expect {

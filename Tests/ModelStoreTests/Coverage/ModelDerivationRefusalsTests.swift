@@ -125,16 +125,15 @@ struct NeedsName: StoredModel {
 
 @Suite("Coverage: models whose table cannot be derived, and unusual spellings that can")
 struct ModelDerivationRefusalsTests {
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
-    @Test func aModelThatDecodesFromASingleValueIsAnInvalidModelAndNoTableIsMade() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func aModelThatDecodesFromASingleValueIsAnInvalidModelAndNoTableIsMade(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let error = try #require(throws: ModelStoreError.self) { try SingleValueModel(id: 1).save(in: test.store) }
         #expect(error.code == .invalidModel)
         #expect(error.model == "SingleValueModel")
         #expect(error.message.contains("does not decode from a keyed container"))
         #expect(error.suggestion != nil)
         #expect(throws: ModelStoreError.self) { try SingleValueModel.find(key: 1, in: test.store) }
-        #expect(try test.rawRows("SELECT name FROM sqlite_master WHERE name = 'SingleValueModel'") == [])
+        #expect(try !test.tableNames().contains("SingleValueModel"))
     }
 
     @Test(arguments: Backend.available) func aModelThatDecodesFromAListIsAnInvalidModel(_ backend: Backend) throws {

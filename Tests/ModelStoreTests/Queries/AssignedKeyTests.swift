@@ -151,11 +151,9 @@ private struct TextKey: StoredModel {
         #expect(text?.column == "code")
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func twoStoresOnOneFileAssignDistinctKeysToEveryKeylessSave() throws {
-        let test = try TestStore(.file)
-        let path = try #require(test.store.path)
-        let other = try ModelStore(path: path)
+    @Test(arguments: Backend.available) func twoStoresOnOneFileAssignDistinctKeysToEveryKeylessSave(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let other = try test.later()
         defer { try? other.close() }
         let keys = Locked<[Int64]>([])
         onThreads(2) { side in

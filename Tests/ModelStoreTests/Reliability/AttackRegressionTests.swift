@@ -38,18 +38,18 @@ struct AtkDrop: StoredModel, Equatable {
 /// its fix.
 @Suite("Reliability: attacks on this round's promises")
 struct AttackRegressionTests {
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aColumnRetypedBeforeAStoresFirstWriteIsNoticedByThatWrite() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aColumnRetypedBeforeAStoresFirstWriteIsNoticedByThatWrite(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try AtkGadget(id: 1, n: 5).save(in: test.store)
-        let other = try ModelStore(path: test.store.path!)
+        let other = try test.later()
         #expect(try AtkGadget.find(key: 1, in: other) == AtkGadget(id: 1, n: 5))  // its reader checks the table
-        try test.rawExecute("CREATE TABLE Rebuilt (id INTEGER PRIMARY KEY, n REAL)")
-        try test.rawExecute("INSERT INTO Rebuilt SELECT id, n FROM AtkGadget")
-        try test.rawExecute("DROP TABLE AtkGadget")
-        try test.rawExecute("ALTER TABLE Rebuilt RENAME TO AtkGadget")
+        let (integer, real) = backend == .sqlite ? ("INTEGER", "REAL") : ("BIGINT", "DOUBLE PRECISION")
+        try test.rawExecute(#"CREATE TABLE "Rebuilt" (id \#(integer) PRIMARY KEY, n \#(real))"#)
+        try test.rawExecute(#"INSERT INTO "Rebuilt" SELECT id, n FROM "AtkGadget""#)
+        try test.rawExecute(#"DROP TABLE "AtkGadget""#)
+        try test.rawExecute(#"ALTER TABLE "Rebuilt" RENAME TO "AtkGadget""#)
         #expect(errorCode { _ = try AtkGadget(id: 2, n: 9_007_199_254_740_993).save(in: other) } == .schemaMismatch)
-        #expect(try test.rawRows("SELECT count(*) FROM AtkGadget") == [[.integer(1)]])
+        #expect(try test.rawRows(#"SELECT count(*) FROM "AtkGadget""#) == [[.integer(1)]])
     }
 
     // SQLite-only: opens the store's file again or looks at it on disk.
@@ -140,12 +140,11 @@ struct AttackRegressionTests {
         #expect(try Snack.count(in: try ModelStore(path: copy)) == 2)
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aTableDroppedBehindTheStoresBackStaysAnErrorAfterAnUnrelatedWrite() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func aTableDroppedBehindTheStoresBackStaysAnErrorAfterAnUnrelatedWrite(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         _ = try AtkDrop.save((1...5).map { AtkDrop(id: $0, note: "keep") }, in: test.store)
-        let other = try ModelStore(path: test.store.path!)
-        try other.rawExecute("DROP TABLE AtkDrop")
+        let other = try test.later()
+        try other.rawExecute(#"DROP TABLE "AtkDrop""#)
         try Snack(snackId: 1).save(in: test.store)  // notices the schema change
         #expect(errorCode { _ = try AtkDrop.count(in: test.store) } == .schemaMismatch)
         #expect(errorCode { _ = try test.store.read { try AtkDrop.findAll(in: test.store) } } == .schemaMismatch)

@@ -88,6 +88,7 @@ struct GuardedSQLTests {
         }
     }
 
+    // SQLite-only: PRAGMAs are SQLite's.
     @Test(arguments: StoreKind.allCases)
     func everyPragmaTheStoreReliesOnIsRefusedInEverySpellingAndFormAndChangesNothing(kind: StoreKind) async throws {
         let test = try TestStore(kind)
@@ -118,6 +119,7 @@ struct GuardedSQLTests {
         #expect(try await Snack.count(in: store) == 4)
     }
 
+    // SQLite-only: VACUUM and wal_checkpoint in raw SQL are SQLite's.
     @Test(arguments: StoreKind.allCases)
     func vacuumAndCheckpointsInRawSQLAreRefusedNamingTheStoresOwnCalls(kind: StoreKind) async throws {
         let test = try TestStore(kind)

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-// SQLite-only: one SQLite file shared by stores and processes.
+// SQLite-only where not marked: one SQLite file shared by stores and processes.
 /// Several stores and processes on one file, descriptors opened and closed around them, the
 /// file replaced under a store, closing, and the files' permissions.
 @Suite("Reliability: one file, many stores and processes")
@@ -135,8 +135,8 @@ struct SharedFileTests {
         #expect(handled.current == 20)
     }
 
-    @Test func everyCallFormOnAClosedStoreThrowsClosed() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func everyCallFormOnAClosedStoreThrowsClosed(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         try synchronously { try Snack(snackId: 1).save(in: test.store) }
         try test.store.close()
         #expect(errorCode { _ = try Snack(snackId: 2).save(in: test.store) } == .closed)
@@ -155,8 +155,8 @@ struct SharedFileTests {
         #expect(errorCode { _ = try Snack.count(in: memory) } == .closed)
     }
 
-    @Test func closeInsideTheStoresOwnBlockIsRefusedNotADeadlock() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func closeInsideTheStoresOwnBlockIsRefusedNotADeadlock(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         let inTransaction = try #require(throws: ModelStoreError.self) { try test.store.transaction { try test.store.close() } }
         #expect(inTransaction.code == .reentrancy)
         let inRead = try #require(throws: ModelStoreError.self) { try test.store.read { try test.store.close() } }

@@ -123,14 +123,13 @@ struct SharedTableNameTests {
         #expect(try Warehouse.Crate.count(in: other.store) == 1)
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
+    // PostgreSQL differs: the save throws .constraintViolation with the server's not-null message, naming neither Doghouse nor a fix.
     @Test func aSaveRefusedForAColumnAnotherModelDeclaresNeverSuggestsDroppingIt() throws {
         let test = try TestStore(.file)
-        let path = try #require(test.store.path)
         try Doghouse(id: 1, name: "North").save(in: test.store)
         // Another store on the file, using the other model: the table's NOT NULL `name` is
         // Doghouse's, so DoghouseSummary cannot insert, and dropping it would break Doghouse.
-        let second = try ModelStore(path: path)
+        let second = try test.later()
         let error = try #require(throws: ModelStoreError.self) { try DoghouseSummary(id: 2, size: 3).save(in: second) }
         #expect(error.code == .schemaMismatch)
         #expect(error.column == "name")

@@ -158,9 +158,9 @@ struct TimeLimitTests {
         #expect(raw == 600)
     }
 
-    @Test func aLimitThatIsNotAPositiveNumberIsRefusedByName() async throws {
+    @Test(arguments: Backend.available) func aLimitThatIsNotAPositiveNumberIsRefusedByName(_ backend: Backend) async throws {
         for bad in [0, -1, Double.nan] {
-            let test = try storeWithOneSnack(.init(readTimeLimit: bad))
+            let test = try storeWithOneSnack(.init(readTimeLimit: bad), on: backend)
             let ended = ending { _ = try Snack.find(key: 1, in: test.store) }
             #expect(ended.code == .invalidQuery)
             #expect(ended.error?.message.contains("Configuration.readTimeLimit") == true)
@@ -169,7 +169,7 @@ struct TimeLimitTests {
             #expect(ending { _ = try test.store.withReadTimeLimit(bad) { 1 } }.code == .invalidQuery)
         }
         // Infinity is no limit.
-        let test = try storeWithOneSnack(.init(readTimeLimit: .infinity))
+        let test = try storeWithOneSnack(.init(readTimeLimit: .infinity), on: backend)
         #expect(try await Snack.count(where: busyFor(0.5), in: test.store) == 1)
     }
 }

@@ -71,8 +71,10 @@ func delivered<T: Sendable, E: Error>(_ call: (@escaping @Sendable (Result<T, E>
 
 /// A store with one snack and `maximumReaders` readers (one by default: a read that does not
 /// give its reader back holds up every other).
-func storeWithOneSnack(_ configuration: ModelStore.Configuration = .init(maximumReaders: 1)) throws -> TestStore {
-    let test = try TestStore(.file, configuration: configuration)
+func storeWithOneSnack(_ configuration: ModelStore.Configuration = .init(maximumReaders: 1), on backend: Backend = .sqlite) throws
+    -> TestStore
+{
+    let test = try TestStore(.file, or: backend, configuration: configuration)
     try Snack(snackId: 1, name: "Pocky", price: 2).save(in: test.store)
     test.resetSQL()
     return test

@@ -67,9 +67,10 @@ final class TestStore: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Another store on this test's file: the program after its models changed (one store
-    /// refuses two models that declare one table).
+    /// Another store on this test's file, or on its PostgreSQL schema: the program after its
+    /// models changed (one store refuses two models that declare one table).
     func later() throws -> ModelStore {
+        if let server { return try server.another() }
         guard let path = store.path else { throw ModelStoreError(.invalidQuery, "an in-memory store has no file to open again") }
         return try ModelStore(path: path)
     }
