@@ -189,6 +189,21 @@
 
         // MARK: Two stores at once
 
+        /// Six threads, alternating between the test's store and a second store on the same
+        /// data, each running `save(store, worker, n)` for n in 1...`count`: what failed.
+        private func savingFromTwoStores(
+            of test: AttackStore, each count: Int, _ save: @escaping @Sendable (ModelStore, Int, Int) throws -> Void
+        ) throws -> [String] {
+            let stores = [test.store, try test.another()]
+            let failures = Collected<String>()
+            onThreads(6) { worker in
+                for n in 1...count {
+                    do { try save(stores[worker % 2], worker, n) } catch { failures.add("\(error)") }
+                }
+            }
+            return failures.current
+        }
+
         @Test(arguments: Backend.available)
         func twoStoresMergingOverlappingKeysConcurrentlyLoseNoValue(_ backend: Backend) throws {
             let test = try AttackStore(backend)
@@ -232,17 +247,10 @@
         @Test(arguments: Backend.available)
         func twoStoresSavingTheSameUniqueIndexWithoutAKeyMakeOneRecordEach(_ backend: Backend) throws {
             let test = try AttackStore(backend)
-            let other = try test.another()
-            let failures = Collected<String>()
-            onThreads(6) { worker in
-                let store = worker % 2 == 0 ? test.store : other
-                for friend in 1...40 {
-                    do {
-                        try PAContact(accountId: 1, friendId: Int64(friend), nickname: "w\(worker)").save(in: store)
-                    } catch { failures.add("\(error)") }
-                }
+            let failures = try savingFromTwoStores(of: test, each: 40) { store, worker, friend in
+                try PAContact(accountId: 1, friendId: Int64(friend), nickname: "w\(worker)").save(in: store)
             }
-            #expect(failures.current.isEmpty, "\(failures.current.count) failed; first: \(failures.current.first ?? "")")
+            #expect(failures.isEmpty, "\(failures.count) failed; first: \(failures.first ?? "")")
             #expect(try PAContact.count(in: test.store) == 40)
             #expect(Set(try PAContact.findAll(in: test.store).compactMap(\.id)).count == 40)
         }
@@ -254,17 +262,10 @@
         @Test(arguments: Backend.available)
         func twoStoresSavingClashingUniqueValuesUnderTheirOwnKeysMergeIntoOneRecordEach(_ backend: Backend) throws {
             let test = try AttackStore(backend)
-            let other = try test.another()
-            let failures = Collected<String>()
-            onThreads(6) { worker in
-                let store = worker % 2 == 0 ? test.store : other
-                for value in 1...30 {
-                    do {
-                        try PAKeyedUnique(id: "w\(worker)-\(value)", code: "c\(value)", seenBy: "w\(worker)").save(in: store)
-                    } catch { failures.add("\(error)") }
-                }
+            let failures = try savingFromTwoStores(of: test, each: 30) { store, worker, value in
+                try PAKeyedUnique(id: "w\(worker)-\(value)", code: "c\(value)", seenBy: "w\(worker)").save(in: store)
             }
-            #expect(failures.current.isEmpty, "\(failures.current.count) failed; first: \(failures.current.first ?? "")")
+            #expect(failures.isEmpty, "\(failures.count) failed; first: \(failures.first ?? "")")
             let stored = try PAKeyedUnique.findAll(in: test.store)
             #expect(stored.count == 30)
             #expect(Set(stored.map(\.code)).count == 30)
