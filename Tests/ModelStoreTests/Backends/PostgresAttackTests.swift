@@ -299,6 +299,7 @@
         /// A mismatch met in one schema makes the stores of that schema check their tables again,
         /// and nobody else: it once made every server store of the process re-check every table
         /// at its next write, each holding the table-preparation lock until its transaction ended.
+        // PostgreSQL only: a SQLite file has a schema version of its own, read by each store.
         @Test func aMismatchMetInOneSchemaDoesNotMakeStoresOfAnotherCheckTheirTablesAgain() throws {
             let altered = try AttackStore(.postgres)
             let other = try AttackStore(.postgres)
