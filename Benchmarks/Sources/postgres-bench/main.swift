@@ -4,6 +4,7 @@
 //
 //   export MODELSTORE_POSTGRES_URL="$(scripts/postgres-cluster.sh start /tmp/pg)"
 //   swift run -c release --package-path Benchmarks postgres-bench [--rows N] [--reps K]
+//   (profiling one part: [--only W3,W4] [--contender modelstore])
 import BenchCore
 import Foundation
 import ModelStore
@@ -12,7 +13,7 @@ func note(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-let (rows, reps) = rowsAndReps("postgres-bench", rows: 20_000, reps: 3)
+let (rows, reps, onlyWorkloads, onlyContender) = benchArguments("postgres-bench", rows: 20_000, reps: 3)
 guard let url = ProcessInfo.processInfo.environment["MODELSTORE_POSTGRES_URL"], !url.isEmpty else {
     note("Set MODELSTORE_POSTGRES_URL (export MODELSTORE_POSTGRES_URL=\"$(scripts/postgres-cluster.sh start /tmp/pg)\").")
     exit(2)
@@ -24,7 +25,7 @@ var contenders: [any ServerContender] = [NIOContender(), ModelStoreServerContend
 #endif
 note("Generating \(rows) rows…")
 let data = Dataset(rows: rows)
-let workloads: [Workload] = [.w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w9]
+let workloads: [Workload] = [.w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w9].filter { onlyWorkloads?.contains($0.rawValue) ?? true }
 var mismatches: [String] = []
 let names: [String] = contenders.map { "\($0.name) median (min–max)" }
 let ratioHeads: String = contenders.count > 2 ? " MS÷nio | MS÷Fluent |" : " MS÷nio |"
@@ -35,7 +36,7 @@ for workload in workloads {
     var cells: [String] = []
     var reference: Checksum?
     for contender in contenders {
-        guard contender.supports(workload) else {
+        guard contender.supports(workload), onlyContender.map({ contender.name.lowercased().hasPrefix($0) }) ?? true else {
             medians.append(nil)
             cells.append("—")
             continue
