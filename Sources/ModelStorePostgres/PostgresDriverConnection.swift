@@ -256,6 +256,7 @@
         /// (NUMERIC as its exact decimal text, JSON and UUIDs as text) and bytes.
         private static func value(of cell: PostgresCell, sql: String) throws -> SQLValue {
             guard let bytes = cell.bytes else { return .null }
+            if cell.format == .binary, let value = binaryValue(bytes, type: cell.dataType) { return value }
             do {
                 switch cell.dataType {
                 case .int2, .int4, .int8, .oid: return .integer(try cell.decode(Int64.self))
@@ -273,6 +274,29 @@
                     message:
                         "the value of column \(cell.columnName), of PostgreSQL type \(cell.dataType), cannot be read: \(describe(error))",
                     sql: sql)
+            }
+        }
+
+        /// The common types read straight from their binary form, as `cell.decode` reads them:
+        /// `cell.decode` finds its decoding context's generic metadata on every cell, which cost
+        /// more than reading the value (about a third of a server `findAll`'s own work). Nil for
+        /// any other type or an unexpected length, which `value(of:sql:)` then reads the usual way.
+        @inline(__always)
+        private static func binaryValue(_ bytes: ByteBuffer, type: PostgresDataType) -> SQLValue? {
+            let start = bytes.readerIndex
+            switch (type, bytes.readableBytes) {
+            case (.int8, 8): return bytes.getInteger(at: start, as: Int64.self).map { .integer($0) }
+            case (.int4, 4): return bytes.getInteger(at: start, as: Int32.self).map { .integer(Int64($0)) }
+            case (.int2, 2): return bytes.getInteger(at: start, as: Int16.self).map { .integer(Int64($0)) }
+            case (.float8, 8): return bytes.getInteger(at: start, as: UInt64.self).map { .real(Double(bitPattern: $0)) }
+            case (.float4, 4):
+                return bytes.getInteger(at: start, as: UInt32.self).map { .real(Double(Float(bitPattern: $0))) }
+            case (.bool, 1):
+                let byte = bytes.getInteger(at: start, as: UInt8.self)
+                return byte == 0 || byte == 1 ? .integer(Int64(byte!)) : nil
+            case (.text, _), (.varchar, _), (.name, _), (.bpchar, _):
+                return .text(String(decoding: bytes.readableBytesView, as: UTF8.self))
+            default: return nil
             }
         }
 

@@ -504,6 +504,42 @@
             }
         }
 
+        /// Every server column type the driver reads straight from its binary form (the
+        /// integers, the floating-point types, booleans and the text types), at its extremes and
+        /// as NULL, reads as the value the server holds — and a type it reads the general way
+        /// (NUMERIC, UUID) beside them still does. Server-only: these are PostgreSQL's types.
+        @Test(arguments: PostgresAttackTests.postgresOnly)
+        func everyServerColumnTypeReadsAsTheValueTheServerHolds(_ backend: Backend) throws {
+            struct Row: Decodable, Equatable {
+                var small, int, big: Int64?
+                var single, double: Double?
+                var yes, no: Bool?
+                var text, varchar, padded, name, number, uuid: String?
+            }
+            let test = try BackendStore(backend)
+            let columns = [
+                ("small", "smallint"), ("int", "integer"), ("big", "bigint"), ("single", "real"), ("double", "double precision"),
+                ("yes", "boolean"), ("no", "boolean"), ("text", "text"), ("varchar", "varchar(8)"), ("padded", "char(3)"),
+                ("name", "name"), ("number", "numeric"), ("uuid", "uuid"),
+            ]
+            let values = [
+                "(-32768)", "(-2147483648)", "9223372036854775807", "1.5", "0.1", "true", "false", "'é — ok'", "'v'", "'ab'",
+                "'n'", "12.3400", "'6ba7b810-9dad-11d1-80b4-00c04fd430c8'",
+            ]
+            let first = zip(values, columns).map { "\($0)::\($1.1) AS \"\($1.0)\"" }.joined(separator: ", ")
+            let nulls = columns.map { "NULL::\($0.1)" }.joined(separator: ", ")
+            let sql = "SELECT \(first) UNION ALL SELECT \(nulls)"
+            let rows = try test.store.findAll(Row.self, sql: SQLStatement(sql))
+            #expect(
+                rows == [
+                    Row(
+                        small: -32768, int: -2_147_483_648, big: .max, single: 1.5, double: 0.1, yes: true, no: false,
+                        text: "é — ok", varchar: "v", padded: "ab ", name: "n", number: "12.34",
+                        uuid: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8"),
+                    Row(),
+                ])
+        }
+
         /// NUMERIC values another program wrote that a `Decimal` cannot hold exactly: refused as
         /// a decoding failure, never read back rounded.
         @Test(arguments: PostgresAttackTests.postgresOnly)
