@@ -77,6 +77,9 @@ struct ModelStoreServerContender: ServerContender {
         openStores.append(store)
         let itemChecksum = { try withExtendedLifetime(store) { try server.checksum(schema, Server.itemChecksumSQL) } }
         var checksum = Checksum()
+        // A store connects its readers at its first read; the hand-written program's connection
+        // is open before its clock starts, so the store's reader is too (a read before timing).
+        let openReader = { (count: () throws -> Int) in _ = try count() }
         switch workload {
         case .w1:
             _ = try Item.deleteAll(in: store)  // creates the table outside the timing (a write does)
@@ -88,6 +91,7 @@ struct ModelStoreServerContender: ServerContender {
             return PreparedRun(timed: { try Item.save(upserts, in: store) }, verify: itemChecksum)
         case .w3:
             try Item.save(Self.items(data.items), in: store)
+            try openReader { try Item.count(in: store) }
             var loaded: [Item] = []
             return PreparedRun(
                 timed: { loaded = try Item.findAll(in: store) },
@@ -98,6 +102,7 @@ struct ModelStoreServerContender: ServerContender {
                 })
         case .w4:
             try Item.save(Self.items(data.items), in: store)
+            try openReader { try Item.count(in: store) }
             return PreparedRun(
                 timed: {
                     checksum = Checksum()
@@ -107,6 +112,7 @@ struct ModelStoreServerContender: ServerContender {
                 }, verify: { checksum })
         case .w5:
             try Item.save(Self.items(data.items), in: store)
+            try openReader { try Item.count(in: store) }
             return PreparedRun(
                 timed: {
                     checksum = Checksum()
@@ -117,6 +123,7 @@ struct ModelStoreServerContender: ServerContender {
                 }, verify: { checksum })
         case .w6:
             try Team.save(Self.teams(data), in: store)
+            try openReader { try Team.count(in: store) }
             var loaded: [Team] = []
             return PreparedRun(
                 timed: { loaded = try Team.findAll(loading: .direct, in: store) },
@@ -135,6 +142,7 @@ struct ModelStoreServerContender: ServerContender {
                 zip(data.workers, data.workerSnacks).map { worker, ids in
                     Worker(id: worker.id, name: worker.name, snacks: ids.map { snacks[Int($0) - 1] })
                 }, in: store)
+            try openReader { try Worker.count(in: store) }
             var loaded: [Worker] = []
             return PreparedRun(
                 timed: { loaded = try Worker.findAll(loading: .direct, in: store) },
