@@ -48,7 +48,7 @@ struct RawSQLTests {
         #expect(try store.findAll(Snack.self, sql: #"SELECT * FROM "Snack" WHERE name = \#("' OR 1=1 --")"#).isEmpty)
     }
 
-    // SQLite-only: `IS NOT ?` with a bound NULL is SQLite's syntax (a server takes only IS NOT NULL or IS DISTINCT FROM).
+    // PostgreSQL differs: `\(list: [])` writes `IN ()`, which a server refuses as a syntax error (.server).
     @Test func namesListsNilAndExplicitArguments() throws {
         let test = try seeded()
         let store = test.store
@@ -80,19 +80,24 @@ struct RawSQLTests {
 
     // MARK: Decoding
 
-    // SQLite-only: checks the stored storage classes with typeof.
-    @Test func modelsDecodeAsFindersDecodeThemDeclaredFormsAndJSONIncluded() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func modelsDecodeAsFindersDecodeThemDeclaredFormsAndJSONIncluded(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         let store = test.store
         let ticket = RawTicket(
             id: UUID(), title: "t", issuedAt: Date(timeIntervalSince1970: 1_700_000_000.5), labels: ["a", "b"], note: nil)
         try ticket.save(in: store)
         // Columns in another order than the table's, and by name.
-        let raw = try store.findAll(RawTicket.self, sql: "SELECT note, labels, issuedAt, title, id FROM RawTicket")
+        let raw = try store.findAll(RawTicket.self, sql: #"SELECT note, labels, "issuedAt", title, id FROM "RawTicket""#)
         #expect(raw == [ticket])
         #expect(raw == (try RawTicket.findAll(in: store)))
-        // The blob and the text date are what is stored.
-        #expect(try store.findFirst(String.self, sql: "SELECT typeof(id) || typeof(issuedAt) FROM RawTicket") == "blobtext")
+        // The blob and the text date are what is stored: SQLite's storage classes, a server's column types.
+        if backend == .sqlite {
+            #expect(try store.findFirst(String.self, sql: #"SELECT typeof(id) || typeof("issuedAt") FROM "RawTicket""#) == "blobtext")
+        } else {
+            #expect(
+                try store.findFirst(String.self, sql: #"SELECT pg_typeof(id)::text || pg_typeof("issuedAt")::text FROM "RawTicket""#)
+                    == "byteatext")
+        }
     }
 
     @Test(arguments: Backend.available) func projectionsAndSingleValuesDecodeByNameAndPosition(_ backend: Backend) throws {
@@ -165,21 +170,24 @@ struct RawSQLTests {
         #expect(try Snack.count(in: test.store) == 10)
     }
 
-    // SQLite-only: ATTACH and PRAGMAs are SQLite's.
-    @Test func transactionControlAttachAndGuardedPragmasAreRefused() throws {
-        let test = try seeded(.file)
-        for sql in ["COMMIT", "BEGIN", "SAVEPOINT x", "ROLLBACK", "ATTACH ':memory:' AS other", "PRAGMA query_only = 0"] {
+    @Test(arguments: Backend.available) func transactionControlAttachAndGuardedPragmasAreRefused(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.file.or(backend))
+        // ATTACH and PRAGMAs are SQLite's: a server is asked only the transaction control.
+        let sqliteOnly = backend == .sqlite ? ["ATTACH ':memory:' AS other", "PRAGMA query_only = 0"] : []
+        for sql in ["COMMIT", "BEGIN", "SAVEPOINT x", "ROLLBACK"] + sqliteOnly {
             #expect {
                 try test.store.execute(SQLStatement(sql))
             } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }
         }
-        #expect {
-            try test.store.findAll(Int.self, sql: "PRAGMA query_only = 0")
-        } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }
+        if backend == .sqlite {
+            #expect {
+                try test.store.findAll(Int.self, sql: "PRAGMA query_only = 0")
+            } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }
+        }
         // The store goes on as before: readers still refuse writes, transactions still work.
         _ = try test.store.transaction { try Snack(snackId: 11, name: "after").save(in: test.store) }
         #expect(try Snack.count(in: test.store) == 11)
-        #expect(try test.store.findFirst(Int.self, sql: "PRAGMA query_only") == 1)
+        if backend == .sqlite { #expect(try test.store.findFirst(Int.self, sql: "PRAGMA query_only") == 1) }
     }
 
     // MARK: Forms
@@ -215,24 +223,23 @@ struct RawSQLTests {
 
     // MARK: Blocks
 
-    // SQLite-only: relies on a Task started inside a block (timing-sensitive with a server).
-    @Test func insideATransactionEveryFormJoinsItAndRollsBackWithIt() async throws {
-        let test = try seeded(.file)
+    @Test(arguments: Backend.available) func insideATransactionEveryFormJoinsItAndRollsBackWithIt(_ backend: Backend) async throws {
+        let test = try seeded(StoreKind.file.or(backend))
         let store = test.store
         struct Abort: Error {}
         let handled = Collected<Int>()
         #expect(throws: Abort.self) {
             try store.transaction {
-                #expect(try store.execute("DELETE FROM Snack WHERE snackId = \(1)") == 1)
+                #expect(try store.execute(#"DELETE FROM "Snack" WHERE "snackId" = \#(1)"#) == 1)
                 // The block's uncommitted write is seen by raw reads inside it.
-                #expect(try store.findFirst(Int.self, sql: "SELECT count(*) FROM Snack") == 9)
-                #expect(try store.findAll(Snack.self, sql: "SELECT * FROM Snack WHERE snackId = \(1)").isEmpty)
-                store.execute("DELETE FROM Snack WHERE snackId = \(2)") { handled.add((try? $0.get()) ?? -1) }
-                store.findFirst(Int.self, sql: "SELECT count(*) FROM Snack") { handled.add((try? $0.get()) ?? -1) }
+                #expect(try store.findFirst(Int.self, sql: #"SELECT count(*) FROM "Snack""#) == 9)
+                #expect(try store.findAll(Snack.self, sql: #"SELECT * FROM "Snack" WHERE "snackId" = \#(1)"#).isEmpty)
+                store.execute(#"DELETE FROM "Snack" WHERE "snackId" = \#(2)"#) { handled.add((try? $0.get()) ?? -1) }
+                store.findFirst(Int.self, sql: #"SELECT count(*) FROM "Snack""#) { handled.add((try? $0.get()) ?? -1) }
                 var streamed = 0
                 try Snack.all().forEach(in: store) { _ in streamed += 1 }
                 #expect(streamed == 8)
-                try store.forEach(Int64.self, sql: "SELECT snackId FROM Snack") { _ in streamed += 1 }
+                try store.forEach(Int64.self, sql: #"SELECT "snackId" FROM "Snack""#) { _ in streamed += 1 }
                 #expect(streamed == 16)
                 throw Abort()
             }
@@ -245,7 +252,7 @@ struct RawSQLTests {
         try await store.transaction {
             let done = DispatchSemaphore(value: 0)
             Task(priority: .high) {
-                do { _ = try await store.execute("DELETE FROM Snack") } catch let error as ModelStoreError { refused.add(error.code) }
+                do { _ = try await store.execute(#"DELETE FROM "Snack""#) } catch let error as ModelStoreError { refused.add(error.code) }
                 done.signal()
             }
             done.wait()
