@@ -139,16 +139,16 @@ struct DefaultStoreTests {
 
     /// A service that injects one store switches the implicit default off: a call that
     /// forgets `in: store` then fails in every form instead of using a second database.
-    // SQLite-only: the implicit default store is a SQLite file.
-    @Test func withTheImplicitDefaultOffACallWithoutAStoreThrowsNoStoreInEveryForm() async throws {
+    @Test(arguments: Backend.available)
+    func withTheImplicitDefaultOffACallWithoutAStoreThrowsNoStoreInEveryForm(_ backend: Backend) async throws {
         try await asAFreshProgram(notingOpenings: false) { defaultFile in
             ModelStore.implicitDefaultEnabled = false
             await expectNoStoreInEveryForm("switched off at launch")
             let error = try #require(throws: ModelStoreError.self) { try synchronously { try Snack.count() } }
             #expect(error.suggestion?.contains("in: store") == true)
             #expect(!FileManager.default.fileExists(atPath: defaultFile.path))
-            // Setting the default still works.
-            let test = try TestStore()
+            // Setting the default (the injected store, on either backend) still works.
+            let test = try TestStore(backend)
             ModelStore.default = test.store
             try synchronously { try Snack(snackId: 1).save() }
             #expect(try synchronously { try Snack.count(in: test.store) } == 1)
