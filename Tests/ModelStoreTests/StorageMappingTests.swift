@@ -96,7 +96,7 @@ struct StorageMappingTests {
         return test
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: GRDB's database is a SQLite file (BLOB keys, DATETIME text), read as GRDB wrote it.
     @Test func aGRDBDatabaseIsReadThroughDeclaredMappings() throws {
         let test = try grdbStore(.sqlite)
         let store = test.store
@@ -161,7 +161,7 @@ struct StorageMappingTests {
         #expect(try test.rawRows("SELECT count(*) FROM bookTag") == [[.integer(3)]])
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
+    // SQLite-only: GRDB's database is a SQLite file; the test compares SQLite's storage classes and bytes.
     @Test func writesToAGRDBDatabaseAreTheBytesGRDBWrites() throws {
         let test = try grdbStore(.sqlite)
         let store = test.store
@@ -771,7 +771,7 @@ struct StorageMappingRefusalTests {
         }
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: NUMERIC and DATETIME column affinity is SQLite's (a server's numeric column holds no text).
     @Test func numericColumnsKeepTheFormsDateAndUUIDTexts() throws {
         // Date and UUID texts never read as numbers, so NUMERIC columns (GRDB's DATETIME) keep them.
         let test = try TestStore()
@@ -785,6 +785,7 @@ struct StorageMappingRefusalTests {
             ])
     }
 
+    // SQLite-only: no store behind it (the forms' descriptions).
     @Test func formsDescribeThemselvesAsDeclared() {
         #expect(
             [

@@ -112,6 +112,7 @@ struct RelatedWrapperCodingTests {
         #expect(try Kennel.count(in: test.store) == 2)
     }
 
+    // SQLite-only: no store behind it (JSON coding and equality of the wrapper).
     @Test func aRelatedWrapperCodesAsItsValueOrNullInJSON() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -123,6 +124,7 @@ struct RelatedWrapperCodingTests {
         #expect(decoded == held)
     }
 
+    // SQLite-only: no store behind it (JSON coding and equality of the wrapper).
     @Test func aModelHoldingARelatedWrapperRoundTripsThroughJSONAndAMissingKeyIsNil() throws {
         var coach = Coach(id: 1, name: "Kay")
         coach.team = Team(id: 2, name: "Rockets")
@@ -133,6 +135,7 @@ struct RelatedWrapperCodingTests {
         #expect(bare.id == 4)
     }
 
+    // SQLite-only: no store behind it (JSON coding and equality of the wrapper).
     @Test func relatedWrappersAreEqualAndHashAsTheModelsTheyHold() {
         let first = Related(wrappedValue: Pin(id: 1, label: "a"))
         let same = Related(wrappedValue: Pin(id: 1, label: "a"))

@@ -602,7 +602,7 @@ struct SingleValueCodingTests {
         #expect(try OddValues.find(key: 1, in: test.store)?.nickname == Nickname("kept"))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: stores bytes in the type's column, which a server declares TEXT (it holds no bytes).
     @Test func aStoredValueThatMakesASingleValueTypeAskForAKeyedContainerIsADecodingError() throws {
         let test = try TestStore()
         try OddValues(id: 1, textOrObject: TextOrObject("plain")).save(in: test.store)
@@ -618,7 +618,7 @@ struct SingleValueCodingTests {
         #expect(error.suggestion != nil)
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: stores bytes in the type's column, which a server declares TEXT (it holds no bytes).
     @Test func aStoredValueThatMakesASingleValueTypeAskForAnUnkeyedContainerIsADecodingError() throws {
         let test = try TestStore()
         try OddValues(id: 1, textOrList: TextOrList("plain")).save(in: test.store)

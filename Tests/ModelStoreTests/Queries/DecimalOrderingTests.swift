@@ -194,7 +194,7 @@ private struct ShelfTotal: Decodable, Sendable, Equatable {
         #expect(error?.code == .invalidQuery)
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
+    // SQLite-only: the decimal collation is a function SQLite connections register; a server stores decimals as numeric.
     @Test func theStoredSchemaNamesNoCollationOtherToolsLack() throws {
         let test = try TestStore(.file)
         _ = try Lot.save(Self.lots, in: test.store)
@@ -207,6 +207,7 @@ private struct ShelfTotal: Decodable, Sendable, Equatable {
         #expect(!sql.contains("modelstore"))
     }
 
+    // SQLite-only: a unit test of SQLite's decimal collation function, no store behind it.
     @Test func theDecimalCollationIsATotalOrderThatAgreesWithDecimal() {
         let texts = [
             "0", "-0", "1", "01", "1.0", "1.50", "1.5", "+1", "-1", "10", "9", "0.05", ".5", "5.", "-.5", "", "abc", "1e5", "NaN",

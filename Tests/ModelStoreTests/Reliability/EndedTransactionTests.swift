@@ -124,7 +124,7 @@ struct EndedTransactionTests {
         }
     }
 
-    // SQLite-only: reads SQLite's schema or pragmas with raw SQLite SQL.
+    // SQLite-only: SQLite ending its own transaction has no server counterpart (there each call in a block runs in a savepoint).
     @Test(arguments: Ending.allCases, Form.allCases)
     func aBlockThatGoesOnAfterSQLiteEndedItsTransactionWritesNothingAndFails(ending: Ending, form: Form) async throws {
         for call in FailingCall.allCases {
@@ -164,7 +164,7 @@ struct EndedTransactionTests {
         }
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: SQLite ending its own transaction has no server counterpart (there each call in a block runs in a savepoint).
     @Test func aNestedTransactionThatCatchesTheEndingFailsTheOuterBlockToo() throws {
         let test = try TestStore(.file)
         let failing = try prepare(.triggerRaisesRollback, .save, on: test)

@@ -70,7 +70,7 @@ struct SchemaDriftTests {
         #expect(try test.rawRows("SELECT size FROM Snack") == [[.text("huge")]])
     }
 
-    // SQLite-only: asserts SQLite's own error message and pragma_table_info.
+    // PostgreSQL differs: a save that leaves the dropped NOT NULL column empty is .constraintViolation with no column or suggestion.
     @Test func aNotNullColumnTheModelDroppedRefusesSavesNamingItAndTheMigration() throws {
         let test = try TestStore()
         try test.rawExecute(#"CREATE TABLE "DroppedPet" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "age" INTEGER)"#)

@@ -75,7 +75,7 @@ struct StrictDecodingTests {
         "61F09F9862", "F09F98",
     ]
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: text that is not UTF-8 cannot be stored on a server (its UTF-8 database refuses the bytes).
     @Test func textThatIsNotUTF8IsRefusedNamingTheRecordNotRepairedOrOverwritten() throws {
         let test = try TestStore()
         try Note(id: 0, text: "fine").save(in: test.store)
@@ -90,7 +90,7 @@ struct StrictDecodingTests {
         #expect(try Note.find(key: 0, in: test.store)?.text == "fine")
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: text that is not UTF-8 cannot be stored on a server (its UTF-8 database refuses the bytes).
     @Test func textThatIsNotUTF8IsRefusedByAggregatesAndProjectionsToo() throws {
         let test = try TestStore()
         try Note(id: 0, text: "fine").save(in: test.store)
@@ -112,7 +112,7 @@ struct StrictDecodingTests {
         #expect(error.column == "text")
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: PostgreSQL text cannot hold NUL (U+0000), and most of these texts have one.
     @Test func validTextWithNulCharactersReadsExactlyAndSavesBackUnchanged() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
@@ -130,7 +130,7 @@ struct StrictDecodingTests {
 
     // MARK: Conversions from text
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: a server stores a Decimal in a numeric column, which refuses the malformed texts another tool could leave.
     @Test func decimalTextMustBeExactlyTheDigitsADecimalWrites() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
@@ -199,7 +199,7 @@ struct StrictDecodingTests {
         try expectRead(test, "url", "'https://example.com/a%20b?c=d#e'", Note(id: 1, url: URL(string: "https://example.com/a%20b?c=d#e")!))
     }
 
-    // SQLite-only: reads or sets up the stored rows with raw SQLite SQL (unquoted names, pragma_table_info, typeof, triggers, SQLite column types).
+    // SQLite-only: a server's double precision column refuses the text and blob dates another tool could leave.
     @Test func datesAreNumbersThatADoubleHoldsExactly() throws {
         let test = try TestStore()
         try Note(id: 0).save(in: test.store)
