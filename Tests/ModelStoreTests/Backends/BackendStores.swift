@@ -78,14 +78,14 @@ final class BackendStore: Sendable {
     }
 
     /// A second store on the same database (another process's view): the same schema.
-    func another() throws -> ModelStore {
+    func another(configuration: ModelStore.Configuration = ModelStore.Configuration()) throws -> ModelStore {
         switch backend {
         case .sqlite: throw ModelStoreError(.invalidQuery, "in-memory SQLite stores are private")
         case .postgres:
             #if PostgreSQL
                 var server = try PostgresConfiguration(url: Backend.postgresURL!)
                 server.schema = schema
-                return try ModelStore(postgres: server)
+                return try ModelStore(postgres: server, configuration: configuration)
             #else
                 throw ModelStoreError(.cannotOpen, "These tests were built without the PostgreSQL trait.")
             #endif

@@ -89,12 +89,10 @@ private struct LibSticker: StoredModel, Equatable {
         token.cancel()
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aReadOnlyStoreFollowsRelationshipsWithoutWriting() throws {
-        let test = try library(.sqlite)
-        let path = try #require(test.store.path)
+    @Test(arguments: Backend.available) func aReadOnlyStoreFollowsRelationshipsWithoutWriting(_ backend: Backend) throws {
+        let test = try library(backend)
         try test.store.close()
-        let reader = try ModelStore(path: path, configuration: .init(readOnly: true))
+        let reader = try test.later(configuration: .init(readOnly: true))
         defer { try? reader.close() }
         #expect(try LibShelf.filter(.any(\.tags, \.code == "blue")).count(in: reader) == 2)
         #expect(try LibVolume.filter(.related(\.shelf, \.aisle == "B")).count(in: reader) == 1)

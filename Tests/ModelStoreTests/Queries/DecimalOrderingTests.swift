@@ -194,12 +194,19 @@ private struct ShelfTotal: Decodable, Sendable, Equatable {
         #expect(error?.code == .invalidQuery)
     }
 
-    // SQLite-only: the decimal collation is a function SQLite connections register; a server stores decimals as numeric.
-    @Test func theStoredSchemaNamesNoCollationOtherToolsLack() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available) func theStoredSchemaNamesNoCollationOtherToolsLack(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         _ = try Lot.save(Self.lots, in: test.store)
         #expect(try Lot.order(.ascending(\.price)).findFirst(in: test.store)?.price == Self.values.min())
-        let schema = try test.rawRows("SELECT group_concat(sql, ';') FROM sqlite_master").first?.first
+        // The schema's text: SQLite's CREATE statements, or a server's index definitions and column collations.
+        let schemaSQL =
+            backend == .sqlite
+            ? "SELECT group_concat(sql, ';') FROM sqlite_master"
+            : """
+            SELECT concat_ws(';', (SELECT string_agg(indexdef, ';') FROM pg_indexes WHERE schemaname = current_schema()),
+                (SELECT string_agg(coalesce(collation_name, ''), ';') FROM information_schema.columns WHERE table_schema = current_schema()))
+            """
+        let schema = try test.rawRows(schemaSQL).first?.first
         guard case .text(let sql)? = schema else {
             Issue.record("no schema")
             return

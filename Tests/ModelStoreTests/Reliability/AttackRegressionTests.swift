@@ -52,14 +52,14 @@ struct AttackRegressionTests {
         #expect(try test.rawRows(#"SELECT count(*) FROM "AtkGadget""#) == [[.integer(1)]])
     }
 
-    // SQLite-only: opens the store's file again or looks at it on disk.
-    @Test func aReadOnlyStoreReadsAModelWhoseIndexOrJoinTableTheFileLacks() throws {
-        let test = try TestStore(.file)
-        try test.rawExecute("CREATE TABLE AtkIndexed (id INTEGER PRIMARY KEY, price REAL)")
-        try test.rawExecute("INSERT INTO AtkIndexed VALUES (1, 2.5)")
-        try test.rawExecute("CREATE TABLE Food (id INTEGER PRIMARY KEY, name TEXT)")
-        try test.rawExecute("INSERT INTO Food VALUES (1, 'rice')")
-        let store = try ModelStore(path: test.store.path!, configuration: .init(readOnly: true))
+    @Test(arguments: Backend.available) func aReadOnlyStoreReadsAModelWhoseIndexOrJoinTableTheFileLacks(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let (integer, real) = backend == .sqlite ? ("INTEGER", "REAL") : ("BIGINT", "DOUBLE PRECISION")
+        try test.rawExecute(#"CREATE TABLE "AtkIndexed" ("id" \#(integer) PRIMARY KEY, "price" \#(real))"#)
+        try test.rawExecute(#"INSERT INTO "AtkIndexed" VALUES (1, 2.5)"#)
+        try test.rawExecute(#"CREATE TABLE "Food" ("id" \#(integer) PRIMARY KEY, "name" TEXT)"#)
+        try test.rawExecute(#"INSERT INTO "Food" VALUES (1, 'rice')"#)
+        let store = try test.later(configuration: .init(readOnly: true))
         #expect(try AtkIndexed.count(in: store) == 1)
         #expect(try store.read { try AtkIndexed.findAll(in: store) } == [AtkIndexed(id: 1, price: 2.5)])
         // Food's many-to-many join table and Worker's table do not exist: no links, no workers.

@@ -69,10 +69,10 @@ final class TestStore: @unchecked Sendable {
 
     /// Another store on this test's file, or on its PostgreSQL schema: the program after its
     /// models changed (one store refuses two models that declare one table).
-    func later() throws -> ModelStore {
-        if let server { return try server.another() }
+    func later(configuration: ModelStore.Configuration = .init()) throws -> ModelStore {
+        if let server { return try server.another(configuration: configuration) }
         guard let path = store.path else { throw ModelStoreError(.invalidQuery, "an in-memory store has no file to open again") }
-        return try ModelStore(path: path)
+        return try ModelStore(path: path, configuration: configuration)
     }
 
     /// The backend the store is on.
