@@ -28,6 +28,13 @@ private struct Contact: StoredModel, Equatable {
     static let primaryKey = ["localId"]
 }
 
+/// Saved into a table made with a CHECK constraint, so a value inside a batch can fail.
+private struct Checked: StoredModel, Equatable {
+    var id: Int64
+    var name: String
+    static let primaryKey = ["id"]
+}
+
 @Suite("Batch save")
 struct BatchSaveTests {
     @Test(arguments: StoreKind.everywhere)
@@ -72,6 +79,31 @@ struct BatchSaveTests {
         #expect(error.message.contains("Element 5000 of a batch of 10000"))
         #expect(error.key == "id = 5000")
         #expect(try Strict.findAll(in: test.store) == (0..<100).map { Strict(id: $0, name: "kept\($0)") })
+    }
+
+    /// A value the database refuses in the middle of a batch (where a server writes hundreds
+    /// of rows with one statement) names its own element and key, and nothing of the batch is
+    /// saved — also inside a transaction block that goes on after catching the error.
+    @Test(arguments: Backend.available) func aValueRefusedMidBatchNamesItsElementAndNothingIsSaved(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        try test.rawExecute(#"CREATE TABLE "Checked" ("id" BIGINT PRIMARY KEY, "name" TEXT NOT NULL CHECK ("name" <> 'refused'))"#)
+        try Checked(id: 1, name: "kept").save(in: test.store)
+        for refused in [0, 1, 250, 499, 500, 599] {
+            var batch = (0..<600).map { Checked(id: Int64($0), name: "new\($0)") }
+            batch[refused].name = "refused"
+            let error = try #require(throws: ModelStoreError.self) { try Checked.save(batch, in: test.store) }
+            #expect(error.code == .constraintViolation, "\(error)")
+            #expect(error.message.contains("Element \(refused) of a batch of 600"), "\(error.message)")
+            #expect(error.key == "id = \(refused)")
+            #expect(try Checked.findAll(in: test.store) == [Checked(id: 1, name: "kept")])
+        }
+        var batch = (0..<600).map { Checked(id: Int64($0), name: "new\($0)") }
+        batch[300].name = "refused"
+        try test.store.transaction {
+            #expect(throws: ModelStoreError.self) { try Checked.save(batch, in: test.store) }
+            try Checked(id: 1_000, name: "after").save(in: test.store)
+        }
+        #expect(try Checked.findAll(in: test.store) == [Checked(id: 1, name: "kept"), Checked(id: 1_000, name: "after")])
     }
 
     /// Every batch size from 0 to 20, with keys drawn from a small range so duplicates,

@@ -144,15 +144,52 @@ extension Session {
                 } else {
                     let positions = (0..<columnCount).filter { carried[$0] }
                     let coalesced = Set(positions.filter { !always[$0] })
-                    try upsertChunk(rows[start..<end], positions: positions, coalesced: coalesced, table, into: &result)
+                    // In a savepoint, so that a chunk a value made fail can be written again
+                    // row by row to name that value's element (a failed statement ends a
+                    // server's transaction until it rolls back to a savepoint).
+                    try connection.withSavepoint {
+                        try upsertChunk(rows[start..<end], positions: positions, coalesced: coalesced, table, into: &result)
+                    }
                 }
             } catch let error as ModelStoreError {
-                row.load(values: rows[start].values, present: rows[start].present)
-                throw error.inBatch(at: rows[start].offset, of: models.count, table: table, key: try? table.key(of: row))
+                var (culprit, failure) = (start, error)
+                if end - start > 1, error.code == .constraintViolation || error.code == .server,
+                    let found = failingRow(rows[start..<end], of: table, owner: owner)
+                {
+                    (culprit, failure) = found
+                }
+                row.load(values: rows[culprit].values, present: rows[culprit].present)
+                throw failure.inBatch(at: rows[culprit].offset, of: models.count, table: table, key: try? table.key(of: row))
             }
             start = end
         }
         return result
+    }
+
+    /// The row of a failed multi-row chunk that fails written alone, and its error: each row
+    /// is written in turn inside a savepoint that is rolled back whatever happens, so the
+    /// search writes nothing. Nil when no row fails alone (the chunk's error then stands).
+    private func failingRow(
+        _ rows: ArraySlice<(values: [SQLValue], present: ColumnMask, offset: Int)>, of table: TableDescription,
+        owner: ObjectIdentifier
+    ) -> (index: Int, error: ModelStoreError)? {
+        struct Undo: Error {}
+        let row = RowEncoder(layout: table.layout)
+        var reuse: (shape: ColumnMask, statement: Statement)?
+        var found: (index: Int, error: ModelStoreError)?
+        _ = try? connection.withSavepoint {
+            for index in rows.indices {
+                row.load(values: rows[index].values, present: rows[index].present)
+                do {
+                    _ = try upsert(row, table, owner, reuse: &reuse)
+                } catch let error as ModelStoreError {
+                    found = (index, error)
+                    break
+                }
+            }
+            throw Undo()
+        }
+        return found
     }
 
     /// Rows per multi-row upsert on a server: large enough that round trips stop mattering,
