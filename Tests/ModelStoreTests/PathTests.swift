@@ -75,6 +75,39 @@ struct PathTests {
         #expect(try Band.find(key: 42, in: test.store)?.name == CountedName("band 42"))
     }
 
+    /// Saves whose relationships are all nil are their records alone: every link stays as
+    /// stored, the outcomes count as through the graph, and on a server a batch goes out as
+    /// one multi-row statement. One element holding a related model takes the graph again.
+    @Test(arguments: Backend.available)
+    func savesHoldingNoRelatedModelWriteTheirRecordsAloneAndKeepEveryLink(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        try Band(id: 1, name: CountedName("a"), members: [Musician(id: 1, name: "m"), Musician(id: 2, name: "n")]).save(
+            in: test.store)
+        test.resetSQL()
+        let result = try Musician.save(
+            [Musician(id: 1, name: "renamed"), Musician(id: 2, name: "n"), Musician(id: 3, name: "new")], in: test.store)
+        #expect(result == BatchSaveOutcome(inserted: 1, updated: 1, unchanged: 1))
+        if backend == .postgres { #expect(test.dataSQL.count == 1, "\(test.dataSQL)") }
+        #expect(!test.dataSQL.contains { $0.contains(#""Band""#) }, "\(test.dataSQL)")
+        var members = try Musician.findAll(loading: .direct, in: test.store)
+        #expect(members.map(\.name) == ["renamed", "n", "new"])
+        #expect(members.map { $0.band?.id } == [1, 1, nil])
+
+        #expect(try Band(id: 1, name: CountedName("b")).save(in: test.store) == .updated)
+        #expect(try Musician(id: 3, name: "newer").save(in: test.store) == .updated)
+        #expect(try Band.find(key: 1, loading: .direct, in: test.store)?.members?.map(\.id).sorted() == [1, 2])
+        #expect(try Band.find(key: 1, in: test.store)?.name == CountedName("b"))
+
+        // One element with a related model: the whole batch takes the graph path.
+        let linked = try Musician.save(
+            [Musician(id: 3, name: "newer"), Musician(id: 4, name: "drummer", band: Related(wrappedValue: Band(id: 2, name: CountedName("c"))))],
+            in: test.store)
+        #expect(linked == BatchSaveOutcome(inserted: 2, updated: 0, unchanged: 1))
+        #expect(try Musician(id: 3, name: "newer", band: Related(wrappedValue: Band(id: 2))).save(in: test.store) == .updated)
+        members = try Musician.findAll(loading: .direct, in: test.store)
+        #expect(members.map { $0.band?.id } == [1, 1, 2, 2])
+    }
+
     @Test(arguments: Backend.available) func aFailingGraphBatchElementIsNamedWithItsKeyAndNothingIsSaved(_ backend: Backend) throws {
         let test = try TestStore(backend)
         try test.rawExecute(#"CREATE TABLE "Band" ("id" BIGINT PRIMARY KEY, "name" TEXT CHECK ("name" <> 'refused'))"#)

@@ -66,6 +66,9 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
     var linkNames = LinkNames()
     /// The related models the property holds; nil when it is nil (links stay as stored).
     let read: (Model) -> [any StoredModel]?
+    /// Whether the property holds anything (`read` would not be nil), without building the
+    /// array `read` returns: a save asks it of every element to choose its path.
+    let holdsValue: (Model) -> Bool
     /// Stores loaded models into the property, given as `[Target]` (one cast per record,
     /// not per related model); a to-one takes the first.
     let assign: (inout Model, Any) -> Void
@@ -118,6 +121,7 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
             property: PropertyName.of(toOne: property), kind: .toOne, target: Target.self, inverse: inverse,
             inverseKind: inverseKind, deleteRule: deleteRule,
             read: { model in model[keyPath: property].map { [$0] } },
+            holdsValue: { model in model[keyPath: property] != nil },
             assign: { model, values in model[keyPath: property] = (values as? [Target])?.first })
     }
 
@@ -158,6 +162,7 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
             property: PropertyName.of(property), kind: .toMany, target: Target.self, inverse: inverse,
             inverseKind: inverseKind, deleteRule: deleteRule,
             read: { model in model[keyPath: property] },
+            holdsValue: { model in model[keyPath: property] != nil },
             assign: { model, values in model[keyPath: property] = (values as? [Target]) ?? [] })
     }
 
@@ -250,6 +255,7 @@ public struct Relationship<Model: StoredModel>: @unchecked Sendable {
             property: PropertyName.of(property), kind: .toMany, target: Target.self, inverse: inverse,
             inverseKind: inverseKind, deleteRule: deleteRule, loading: .eager,
             read: { model in model[keyPath: property] },
+            holdsValue: { _ in true },
             assign: { model, values in model[keyPath: property] = (values as? [Target]) ?? [] })
     }
 }
