@@ -1,11 +1,12 @@
 /// The workloads, each run by all three contenders on a fresh database file.
 public enum Workload: String, CaseIterable, Sendable {
-    case w1 = "W1", w2 = "W2", w3 = "W3", w3r = "W3r", w4 = "W4", w4b = "W4b", w5 = "W5"
+    case w1 = "W1", w1r = "W1r", w2 = "W2", w3 = "W3", w3r = "W3r", w4 = "W4", w4b = "W4b", w5 = "W5"
     case w6 = "W6", w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
 
     public var title: String {
         switch self {
         case .w1: return "insert N new models"
+        case .w1r: return "insert N new models, model declares a many-to-many"
         case .w2: return "batch upsert N, half stored"
         case .w3: return "fetch all N"
         case .w3r: return "fetch all N, model declares a many-to-many"
@@ -26,6 +27,9 @@ public enum Workload: String, CaseIterable, Sendable {
     public var goal: Double? {
         switch self {
         case .w1: return 1.6
+        // Its goal is against ModelStore's own W1 (≤ 1.1×: relationships a save does not hold
+        // cost nothing), which the report prints.
+        case .w1r: return nil
         case .w2: return 1.6
         case .w3: return 2.0
         // Its goal is against ModelStore's own W3 (≤ 1.1×: relationships nobody asked for cost

@@ -11,7 +11,7 @@ public struct CContender: Contender {
     public func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun {
         let db = try Database(path)
         switch workload {
-        case .w1:
+        case .w1, .w1r:
             try db.exec(Schema.item)
             let items = CItems(data.items)
             return PreparedRun(

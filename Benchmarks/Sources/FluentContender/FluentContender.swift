@@ -88,7 +88,7 @@ public struct FluentContender: Contender {
 
     public func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun {
         switch workload {
-        case .w1:
+        case .w1, .w1r:
             let setup = try Setup(path: path, schema: Schema.item)
             let db = setup.database
             return PreparedRun(

@@ -76,7 +76,7 @@ public struct GRDBContender: Contender {
 
     public func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun {
         switch workload {
-        case .w1:
+        case .w1, .w1r:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)
             return PreparedRun(

@@ -95,7 +95,7 @@
             let itemChecksum = { try server.checksum(schema, Server.itemChecksumSQL) }
             var checksum = Checksum()
             switch workload {
-            case .w1:
+            case .w1, .w1r:
                 try server.run(
                     Server.itemSchema.replacingOccurrences(of: "TABLE item", with: "TABLE \"\(schema)\".item")
                         .replacingOccurrences(of: "ON item", with: "ON \"\(schema)\".item"))

@@ -23,6 +23,29 @@ struct ModelStoreServerContender: ServerContender {
         static let indexes: [TableIndex<Item>] = [.on(\.price)]
     }
 
+    /// W1r: the item table, with a many-to-many to tags that W1r's saves do not hold.
+    struct TaggedItem: StoredModel {
+        var id: Int64
+        var name: String
+        var price: Double
+        var quantity: Int64
+        var createdAt: Double
+        var note: String?
+        var tags: [Tag]?
+        static let primaryKey = ["id"]
+        static let tableName = "item"
+        static let indexes: [TableIndex<TaggedItem>] = [.on(\.price)]
+        static let relationships: [Relationship<TaggedItem>] = [.toMany(\.tags, inverse: \Tag.items)]
+    }
+
+    struct Tag: StoredModel {
+        var id: Int64
+        var label: String
+        var items: [TaggedItem]?
+        static let primaryKey = ["id"]
+        static let relationships: [Relationship<Tag>] = [.toMany(\.items, inverse: \TaggedItem.tags)]
+    }
+
     struct Team: StoredModel {
         var id: Int64
         var name: String
@@ -85,6 +108,12 @@ struct ModelStoreServerContender: ServerContender {
             _ = try Item.deleteAll(in: store)  // creates the table outside the timing (a write does)
             let items = Self.items(data.items)
             return PreparedRun(timed: { try Item.save(items, in: store) }, verify: itemChecksum)
+        case .w1r:
+            _ = try TaggedItem.deleteAll(in: store)  // the item and join tables, outside the timing
+            let items = data.items.map {
+                TaggedItem(id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity, createdAt: $0.createdAt, note: $0.note)
+            }
+            return PreparedRun(timed: { try TaggedItem.save(items, in: store) }, verify: itemChecksum)
         case .w2:
             try Item.save(Self.items(Array(data.items.prefix(data.rows / 2))), in: store)
             let upserts = Self.items(data.upserts)

@@ -90,7 +90,7 @@ struct NIOContender: ServerContender {
         let itemChecksum = { try server.checksum(schema, Server.itemChecksumSQL) }
         var checksum = Checksum()
         switch workload {
-        case .w1:
+        case .w1, .w1r:
             try script(Server.itemSchema)
             return PreparedRun(timed: { try insertItems(data.items, upsert: false) }, verify: itemChecksum)
         case .w2:
