@@ -192,9 +192,17 @@ final class Connection {
         // once the call is cancelled or past its limit (transaction control always runs).
         if let stop = interruption?.stopNow() { throw stop }
         let result: RemoteResult
+        let head = sql.prefix(9).uppercased()
+        let ends =
+            head.hasPrefix("COMMIT") || head == "ROLLBACK" || (head.hasPrefix("ROLLBACK") && !sql.uppercased().hasPrefix("ROLLBACK TO"))
         do {
             result = try remote.run(sql, values)
         } catch {
+            // A COMMIT or ROLLBACK that fails still ends the server's transaction: a COMMIT of
+            // a transaction an earlier statement aborted (a read past its time limit) is
+            // answered by rolling it back. Believing it open, the next read would have sent a
+            // SAVEPOINT outside any transaction.
+            if ends { remoteInTransaction = false }
             // A failed statement inside a transaction may leave a server's transaction
             // aborted: only ROLLBACK works. A lost connection has none left.
             if let failure = error as? ModelStoreError {
@@ -209,13 +217,10 @@ final class Connection {
         }
         remoteChanges = result.changes
         remoteTotalChanges += Int64(result.changes)
-        let head = sql.prefix(9).uppercased()
         if head.hasPrefix("BEGIN") {
             remoteInTransaction = true
             transactionSerial &+= 1
-        } else if head.hasPrefix("COMMIT") || head == "ROLLBACK"
-            || (head.hasPrefix("ROLLBACK") && !sql.uppercased().hasPrefix("ROLLBACK TO"))
-        {
+        } else if ends {
             remoteInTransaction = false
         }
         if let marker = result.columns.firstIndex(of: "modelstore_inserted"), let row = result.rows.first,

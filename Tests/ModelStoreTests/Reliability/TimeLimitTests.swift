@@ -17,7 +17,8 @@ struct TimeLimitTests {
         #expect(ended.error?.message.contains("time limit of \(limit)") == true, "\(form)", sourceLocation: sourceLocation)
     }
 
-    // PostgreSQL differs: after a forEach is stopped by the limit, the reader's next read block or raw forEach fails with .server.
+    // SQLite-only: its searches are refused on a server (.unsupported); every other kind of read
+    // runs on both in everyKindOfReadStoppedByTheLimitLeavesTheReaderReadyForEveryKindOfRead.
     @Test func aReadPastTheStoresLimitThrowsTimedOutAndFreesItsReaderInEveryForm() async throws {
         let test = try storeWithOneSnack(Self.limited)
         let store = test.store
@@ -68,6 +69,45 @@ struct TimeLimitTests {
         // Reads within the limit answer as always.
         #expect(try await Snack.findAll(in: store).count == 1)
         #expect(try synchronously { try Article.search("chocolate", in: store) }.count == 1)
+    }
+
+    /// Whatever kind of read the limit stops — a finder, a count, raw SQL, a read block, a
+    /// model's or raw SQL's `forEach` (a cursor inside a transaction on a server), a stream —
+    /// the store's only reader then answers every kind of read, one after another.
+    @Test(arguments: Backend.available)
+    func everyKindOfReadStoppedByTheLimitLeavesTheReaderReadyForEveryKindOfRead(_ backend: Backend) async throws {
+        let test = try storeWithOneSnack(Self.limited, on: backend)
+        let store = test.store
+        let spin: Condition<Snack> = spinning()
+        let raw = SQLStatement(stringLiteral: spinSQL)
+        let stopped: [(String, () async -> Ending)] = [
+            ("findAll", { ending { _ = try Snack.findAll(where: spin, in: store) } }),
+            ("count", { ending { _ = try Snack.filter(spin).count(in: store) } }),
+            ("raw findAll", { ending { _ = try store.findAll(Int.self, sql: raw) } }),
+            ("read block", { ending { _ = try store.read { try Snack.count(where: spin, in: store) } } }),
+            ("forEach", { ending { try Snack.filter(spin).forEach(in: store) { _ in } } }),
+            ("raw forEach", { ending { try store.forEach(Int.self, sql: raw) { _ in } } }),
+            ("stream", { await ending { for try await _ in Snack.filter(spin).stream(in: store) {} } }),
+            ("raw stream", { await ending { for try await _ in store.stream(Int.self, sql: raw) {} } }),
+        ]
+        for (name, read) in stopped {
+            expectTimedOut(await read(), name)
+            do {
+                var ids = try synchronously {
+                    #expect(try Snack.find(key: 1, in: store)?.name == "Pocky", "after \(name)")
+                    #expect(try store.read { try Snack.findAll(in: store).count } == 1, "after \(name)")
+                    var ids: [Int64] = []
+                    try store.forEach(Int64.self, sql: #"SELECT "snackId" FROM "Snack""#) { ids.append($0) }
+                    try Snack.all().forEach(in: store) { ids.append($0.snackId) }
+                    return ids
+                }
+                for try await snack in Snack.all().stream(in: store) { ids.append(snack.snackId) }
+                #expect(ids == [1, 1, 1], "after \(name)")
+                #expect(try await Snack.count(in: store) == 1, "after \(name)")
+            } catch {
+                Issue.record("after \(name): \(error)")
+            }
+        }
     }
 
     @Test(arguments: Backend.available)
