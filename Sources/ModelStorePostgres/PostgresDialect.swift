@@ -276,6 +276,19 @@
                     next = highest + 1
                     current.append(contentsOf: "$\(number)".unicodeScalars)
                     index = end
+                case "(" where renumbering:
+                    // `IN ()`, SQLite's empty list (what `\(list: [])` writes), is a syntax error
+                    // here: `= ANY('{}')` (and `<> ALL('{}')` for `NOT IN ()`) answers the same,
+                    // false and true, whatever the left side's type (the literal takes it).
+                    var end = index + 1
+                    while end < scalars.count, scalars[end].properties.isWhitespace { end += 1 }
+                    if end < scalars.count, scalars[end] == ")", let replaced = Self.emptyList(before: current) {
+                        current = replaced
+                        index = end + 1
+                    } else {
+                        current.append(scalar)
+                        index += 1
+                    }
                 case ";":
                     statements.append(String(current))
                     current = String.UnicodeScalarView()
@@ -287,6 +300,24 @@
             }
             if !String(current).allSatisfy(\.isWhitespace) || statements.isEmpty { statements.append(String(current)) }
             return (statements, highest)
+        }
+
+        /// `sql` (the text before an empty `()`) with its closing `IN` or `NOT IN` turned into
+        /// the comparison with an empty array; nil when `()` does not follow `IN`.
+        private static func emptyList(before sql: String.UnicodeScalarView) -> String.UnicodeScalarView? {
+            var words = String(sql)
+            func dropWord(_ word: String) -> Bool {
+                let trimmed = String(words.reversed().drop(while: \.isWhitespace).reversed())
+                guard trimmed.uppercased().hasSuffix(word) else { return false }
+                let rest = trimmed.dropLast(word.count)
+                if let last = rest.last, last.isLetter || last.isNumber || last == "_" || last == "\"" { return false }
+                words = String(rest)
+                return true
+            }
+            guard dropWord("IN") else { return nil }
+            let negated = dropWord("NOT")
+            let left = String(words.reversed().drop(while: \.isWhitespace).reversed())
+            return (left + (negated ? " <> ALL ('{}')" : " = ANY ('{}')")).unicodeScalars
         }
     }
 #endif

@@ -99,8 +99,9 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation, CustomSt
             statement.append(value)
         }
 
-        /// A parenthesised list of bound values, for `IN`: `(?, ?, ?)`; `()` when empty,
-        /// which SQLite reads as an empty list.
+        /// A parenthesised list of bound values, for `IN`: `(?, ?, ?)`; `()` when empty: `IN`
+        /// it matches no row and `NOT IN` it every row, on both backends (a PostgreSQL store
+        /// sends `= ANY('{}')` and `<> ALL('{}')`, the server's spelling).
         public mutating func appendInterpolation<Values: Sequence>(list values: Values)
         where Values.Element: SQLValueConvertible {
             var first = true

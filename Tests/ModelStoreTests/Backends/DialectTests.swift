@@ -27,6 +27,15 @@ import Testing
             #expect(postgres.finish("SELECT $1::int").sql == "SELECT $1::int")
         }
 
+        @Test func sqlitesEmptyListBecomesAComparisonWithAnEmptyArray() {
+            #expect(postgres.finish("SELECT a FROM t WHERE a IN ()").sql == "SELECT a FROM t WHERE a = ANY ('{}')")
+            #expect(
+                postgres.finish("SELECT a FROM t WHERE a not in ( ) AND b = ?").sql == "SELECT a FROM t WHERE a <> ALL ('{}') AND b = $1")
+            #expect(
+                postgres.finish("SELECT f() FROM t WHERE \"IN\"() = 'IN ()' AND begin() > 0").sql
+                    == "SELECT f() FROM t WHERE \"IN\"() = 'IN ()' AND begin() > 0")
+        }
+
         @Test func sqliteTransactionStatementsBecomePostgreSQLs() {
             #expect(postgres.finish("BEGIN IMMEDIATE").sql == "BEGIN ISOLATION LEVEL SERIALIZABLE")
             #expect(postgres.finish("BEGIN DEFERRED").sql == "BEGIN ISOLATION LEVEL REPEATABLE READ")
