@@ -107,61 +107,70 @@ extension Session {
         var reuse: (shape: ColumnMask, statement: Statement)?
         var start = 0
         let columnCount = table.columns.count
-        while start < rows.count {
-            // A chunk: rows in key order, each with its key, no key twice (a repeated key
-            // starts the next chunk, so it merges over the first as in order). Rows may lack
-            // optional properties others carry (nil: the stored value stays) but never then
-            // clear one explicitly: one statement cannot tell the two NULLs apart.
-            var carried = (0..<columnCount).map { rows[start].present.contains($0) }
-            var always = carried
-            var cleared = (0..<columnCount).map { carried[$0] && rows[start].values[$0].isNull }
-            var end = start + 1
-            if table.keyMask.isSubset(of: rows[start].present) {
-                extending: while end < rows.count, end - start < Self.serverChunkRows {
-                    let next = rows[end]
-                    guard table.keyMask.isSubset(of: next.present),
-                        keys.contains(where: { Self.order(rows[end - 1].values[$0], next.values[$0]) != 0 })
-                    else { break }
-                    var union = carried
-                    var both = always
-                    var nulls = cleared
-                    for column in 0..<columnCount {
-                        let present = next.present.contains(column)
-                        union[column] = union[column] || present
-                        both[column] = both[column] && present
-                        nulls[column] = nulls[column] || (present && next.values[column].isNull)
-                        if union[column] && !both[column] && (nulls[column] || !table.columns[column].isOptional) { break extending }
+        // A batch of several rows runs in a savepoint: one statement writes a chunk of rows,
+        // and a value it refuses ends a server's transaction until it rolls back to a
+        // savepoint; the failed chunk's rows are then written one at a time to name the
+        // element that holds the value.
+        var failedChunk: (rows: Range<Int>, error: ModelStoreError)?
+        func writeChunks() throws {
+            while start < rows.count {
+                // A chunk: rows in key order, each with its key, no key twice (a repeated key
+                // starts the next chunk, so it merges over the first as in order). Rows may lack
+                // optional properties others carry (nil: the stored value stays) but never then
+                // clear one explicitly: one statement cannot tell the two NULLs apart.
+                var carried = (0..<columnCount).map { rows[start].present.contains($0) }
+                var always = carried
+                var cleared = (0..<columnCount).map { carried[$0] && rows[start].values[$0].isNull }
+                var end = start + 1
+                if table.keyMask.isSubset(of: rows[start].present) {
+                    extending: while end < rows.count, end - start < Self.serverChunkRows {
+                        let next = rows[end]
+                        guard table.keyMask.isSubset(of: next.present),
+                            keys.contains(where: { Self.order(rows[end - 1].values[$0], next.values[$0]) != 0 })
+                        else { break }
+                        var union = carried
+                        var both = always
+                        var nulls = cleared
+                        for column in 0..<columnCount {
+                            let present = next.present.contains(column)
+                            union[column] = union[column] || present
+                            both[column] = both[column] && present
+                            nulls[column] = nulls[column] || (present && next.values[column].isNull)
+                            if union[column] && !both[column] && (nulls[column] || !table.columns[column].isOptional) { break extending }
+                        }
+                        guard union.filter({ $0 }).count * (end - start + 1) <= connection.maximumParameters else { break }
+                        (carried, always, cleared) = (union, both, nulls)
+                        end += 1
                     }
-                    guard union.filter({ $0 }).count * (end - start + 1) <= connection.maximumParameters else { break }
-                    (carried, always, cleared) = (union, both, nulls)
-                    end += 1
                 }
-            }
-            do {
-                if end - start == 1 {
-                    row.load(values: rows[start].values, present: rows[start].present)
-                    result.count(try upsert(row, table, owner, reuse: &reuse))
-                } else {
-                    let positions = (0..<columnCount).filter { carried[$0] }
-                    let coalesced = Set(positions.filter { !always[$0] })
-                    // In a savepoint, so that a chunk a value made fail can be written again
-                    // row by row to name that value's element (a failed statement ends a
-                    // server's transaction until it rolls back to a savepoint).
-                    try connection.withSavepoint {
+                do {
+                    if end - start == 1 {
+                        row.load(values: rows[start].values, present: rows[start].present)
+                        result.count(try upsert(row, table, owner, reuse: &reuse))
+                    } else {
+                        let positions = (0..<columnCount).filter { carried[$0] }
+                        let coalesced = Set(positions.filter { !always[$0] })
                         try upsertChunk(rows[start..<end], positions: positions, coalesced: coalesced, table, into: &result)
                     }
+                } catch let error as ModelStoreError {
+                    if end - start > 1, error.code == .constraintViolation || error.code == .server {
+                        failedChunk = (start..<end, error)
+                        throw error
+                    }
+                    row.load(values: rows[start].values, present: rows[start].present)
+                    throw error.inBatch(at: rows[start].offset, of: models.count, table: table, key: try? table.key(of: row))
                 }
-            } catch let error as ModelStoreError {
-                var (culprit, failure) = (start, error)
-                if end - start > 1, error.code == .constraintViolation || error.code == .server,
-                    let found = failingRow(rows[start..<end], of: table, owner: owner)
-                {
-                    (culprit, failure) = found
-                }
-                row.load(values: rows[culprit].values, present: rows[culprit].present)
-                throw failure.inBatch(at: rows[culprit].offset, of: models.count, table: table, key: try? table.key(of: row))
+                start = end
             }
-            start = end
+        }
+        do {
+            if rows.count > 1 { try connection.withSavepoint(writeChunks) } else { try writeChunks() }
+        } catch let error as ModelStoreError {
+            guard let (range, chunkError) = failedChunk else { throw error }
+            var (culprit, failure) = (range.lowerBound, chunkError)
+            if let found = failingRow(rows[range], of: table, owner: owner) { (culprit, failure) = found }
+            row.load(values: rows[culprit].values, present: rows[culprit].present)
+            throw failure.inBatch(at: rows[culprit].offset, of: models.count, table: table, key: try? table.key(of: row))
         }
         return result
     }
