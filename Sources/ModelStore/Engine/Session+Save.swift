@@ -256,13 +256,20 @@ extension TableDescription {
 
 extension ModelStoreError {
     /// The error with the cause spelled out when the stored table has drifted from the model:
-    /// a NOT NULL column the model no longer has refuses every insert, and SQLite's own
-    /// message names neither the model nor the way out.
+    /// a NOT NULL column the model no longer has refuses every insert, and the database's own
+    /// message names neither the model nor the way out. SQLite names the column in its
+    /// message; a server in the error's column, with SQLSTATE 23502 (not-null violation).
     func explainingDrift(of table: TableDescription) -> ModelStoreError {
         guard code == .constraintViolation, let sqliteMessage else { return self }
+        let column: String
         let prefix = "NOT NULL constraint failed: \(table.tableName)."
-        guard sqliteMessage.hasPrefix(prefix) else { return self }
-        let column = String(sqliteMessage.dropFirst(prefix.count))
+        if serverState == "23502", let named = self.column {
+            column = named
+        } else if sqliteMessage.hasPrefix(prefix) {
+            column = String(sqliteMessage.dropFirst(prefix.count))
+        } else {
+            return self
+        }
         guard table.layout.position(of: column) == nil else { return self }
         var error = self
         error.code = .schemaMismatch

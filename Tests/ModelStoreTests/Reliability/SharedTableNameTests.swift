@@ -123,9 +123,9 @@ struct SharedTableNameTests {
         #expect(try Warehouse.Crate.count(in: other.store) == 1)
     }
 
-    // PostgreSQL differs: the save throws .constraintViolation with the server's not-null message, naming neither Doghouse nor a fix.
-    @Test func aSaveRefusedForAColumnAnotherModelDeclaresNeverSuggestsDroppingIt() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func aSaveRefusedForAColumnAnotherModelDeclaresNeverSuggestsDroppingIt(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         try Doghouse(id: 1, name: "North").save(in: test.store)
         // Another store on the file, using the other model: the table's NOT NULL `name` is
         // Doghouse's, so DoghouseSummary cannot insert, and dropping it would break Doghouse.
