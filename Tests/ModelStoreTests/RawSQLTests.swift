@@ -148,18 +148,23 @@ struct RawSQLTests {
 
     // MARK: Errors
 
-    // PostgreSQL differs: a syntax error is .server (not .invalidQuery), and an unknown table is .schemaMismatch.
-    @Test func syntaxErrorsAreInvalidQueriesNamingTheSQL() throws {
-        let test = try seeded()
+    @Test(arguments: Backend.available) func syntaxErrorsAreInvalidQueriesNamingTheSQL(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
         #expect {
             try test.store.findAll(Snack.self, sql: #"SELEC * FROM "Snack""#)
         } throws: { error in
             guard let error = error as? ModelStoreError else { return false }
             return error.code == .invalidQuery && error.sql == #"SELEC * FROM "Snack""# && error.message.contains("syntax error")
         }
-        #expect {
-            try test.store.execute("UPDATE Nowhere SET x = 1")
-        } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }
+        for sql: SQLStatement in [
+            "UPDATE Nowhere SET x = 1", #"SELECT "nothing" FROM "Snack""#, #"SELECT no_such_function("price") FROM "Snack""#,
+        ] {
+            #expect {
+                try test.store.execute(sql)
+            } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery && ($0 as? ModelStoreError)?.sql == sql.sql }
+        }
+        #expect(try Snack.count(in: test.store) == 10)
+
         #expect {
             try test.store.findAll(Int.self, sql: "SELECT 1; SELECT 2")
         } throws: { ($0 as? ModelStoreError)?.code == .invalidQuery }

@@ -143,11 +143,29 @@ extension Connection {
                 dropped.append(name.trimmingCharacters(in: CharacterSet(charactersIn: "\";")))
             }
             let isReadOnly = ["SELECT", "VALUES", "SHOW", "EXPLAIN", "TABLE"].contains(first)
-            try body(
-                RawStatement(
-                    statement: try makeStatement(text), isReadOnly: isReadOnly, changesSchema: changesSchema, tablesRead: [],
-                    tablesDropped: dropped))
+            let statement = try makeStatement(text)
+            do {
+                try body(
+                    RawStatement(
+                        statement: statement, isReadOnly: isReadOnly, changesSchema: changesSchema, tablesRead: [], tablesDropped: dropped))
+            } catch let error as ModelStoreError where error.sql != nil && error.sql == statement.remote?.serverSQL {
+                throw Self.rawServerFailure(error, sql: text)
+            }
         }
+    }
+
+    /// The server's refusal of the user's own statement as SQLite's is: SQL the server cannot
+    /// run — a syntax error, a table, column, function or type it does not know (SQLSTATE class
+    /// 42), a value of the wrong form (22P02) — is the caller's `.invalidQuery` naming the SQL,
+    /// not a sign that a model's table changed behind the store's back.
+    private static func rawServerFailure(_ error: ModelStoreError, sql: String) -> ModelStoreError {
+        guard let state = error.serverState, state.hasPrefix("42") && state != "42501" || state == "22P02" else { return error }
+        var failure = error
+        failure.code = .invalidQuery
+        failure.message = "The SQL cannot run: \(error.sqliteMessage ?? error.message)."
+        failure.suggestion = "Check the statement's syntax and the names it uses."
+        failure.sql = sql
+        return failure
     }
 
     /// A raw statement SQLite would not prepare: the user's SQL is at fault (`.invalidQuery`,
