@@ -5,6 +5,13 @@
     extension ModelStoreError {
         /// An error a server database reported: `state` is its SQLSTATE, mapped to the code the
         /// engine and callers match on (what SQLite's result codes map to, where they agree).
+        /// The name the server quoted after `prefix` in its message (`relation "x" does not exist`).
+        private static func name(after prefix: String, in message: String) -> String? {
+            guard let start = message.range(of: prefix) else { return nil }
+            let rest = message[start.upperBound...]
+            return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+        }
+
         static func server(state: String?, message: String, sql: String?, column: String? = nil) -> ModelStoreError {
             let code: Code
             var summary = message
@@ -24,7 +31,16 @@
                 code = .storeFull
             case "54000", "54001", "54011", "54023":
                 code = .invalidQuery
-            case "42P01", "42703", "42804", "22P02":
+            case "42P01", "42703":
+                // A table or column the store checked is gone: renamed or dropped behind its back.
+                let drift =
+                    state == "42703"
+                    ? SchemaDrift(column: column, table: nil)
+                    : SchemaDrift(column: nil, table: Self.name(after: "relation \"", in: message))
+                return .backend(
+                    .schemaMismatch, drift.explanation + " (\(message))", message: message, state: state, sql: sql, column: drift.column,
+                    suggestion: drift.suggestion)
+            case "42804", "22P02":
                 // A table, column or type that is not what the store checked: changed behind its back.
                 code = .schemaMismatch
                 summary =

@@ -238,9 +238,9 @@ extension ModelStoreError {
     /// or a serialization conflict, so running the same work again may succeed.
     package static func backend(
         _ code: Code, _ summary: String, message: String, state: String?, sql: String?, column: String? = nil,
-        retryable: Bool = false
+        retryable: Bool = false, suggestion: String? = nil
     ) -> ModelStoreError {
-        var error = ModelStoreError(code, summary, column: column)
+        var error = ModelStoreError(code, summary, column: column, suggestion: suggestion)
         error.serverState = state
         error.sqliteMessage = message
         error.sql = sql
@@ -323,9 +323,15 @@ extension ModelStoreError {
 /// A table or column that the store's SQL names and the database no longer has: another
 /// program renamed or dropped it while the store was open (the store checks each table when
 /// it first uses it). Recognised from SQLite's messages, so every statement gets it.
-struct SchemaDrift {
-    var column: String?
-    var table: String?
+package struct SchemaDrift {
+    package var column: String?
+    package var table: String?
+
+    /// A drift a server reported in its own words (its driver knows its messages).
+    package init(column: String?, table: String?) {
+        self.column = column
+        self.table = table
+    }
 
     init?(_ message: String) {
         if let name = Self.suffix(of: message, after: "no such column: ") {
@@ -348,7 +354,7 @@ struct SchemaDrift {
         return name
     }
 
-    var explanation: String {
+    package var explanation: String {
         if let column {
             return
                 "The stored table\(table.map { " " + $0 } ?? "") has no column \(column), which the model stores a property in: another program renamed or dropped it after the store checked the table. Nothing was read or written."
@@ -357,7 +363,7 @@ struct SchemaDrift {
             "The stored table \(table ?? "") no longer exists: another program dropped or renamed it after the store checked it. Nothing was read or written."
     }
 
-    var suggestion: String {
+    package var suggestion: String {
         if let column {
             return
                 "Rename the column back to \(column) (ALTER TABLE … RENAME COLUMN … TO \(quoted(column))) or restore it from a backup; a store opened afterwards re-checks the table and adds a missing column empty."

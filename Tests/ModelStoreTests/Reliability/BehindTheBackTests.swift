@@ -70,10 +70,11 @@ struct BehindTheBackTests {
         #expect(error.suggestion != nil, sourceLocation: sourceLocation)
     }
 
-    // PostgreSQL differs: find, findAll, count and deleteAll throw .schemaMismatch naming Drifter.note without a suggestion.
-    @Test(arguments: [#"ALTER TABLE "Drifter" RENAME COLUMN note TO remark"#, #"ALTER TABLE "Drifter" DROP COLUMN note"#])
-    func aColumnRenamedOrDroppedIsAnErrorNamingModelAndColumnNeverALiteral(_ change: String) async throws {
-        let (test, other) = try storeWithDrifters(.sqlite)
+    @Test(
+        arguments: Backend.available,
+        [#"ALTER TABLE "Drifter" RENAME COLUMN "note" TO "remark""#, #"ALTER TABLE "Drifter" DROP COLUMN "note""#])
+    func aColumnRenamedOrDroppedIsAnErrorNamingModelAndColumnNeverALiteral(_ backend: Backend, change: String) async throws {
+        let (test, other) = try storeWithDrifters(backend)
         try other.rawExecute(change)
         let store = test.store
 
@@ -100,7 +101,7 @@ struct BehindTheBackTests {
         }
         // Nothing was deleted or changed.
         #expect(try other.rawRows(#"SELECT count(*) FROM "Drifter""#) == [[.integer(20)]])
-        #expect(try other.rawRows(#"SELECT count(*) FROM "Drifter" WHERE size = id"#) == [[.integer(20)]])
+        #expect(try other.rawRows(#"SELECT count(*) FROM "Drifter" WHERE "size" = "id""#) == [[.integer(20)]])
     }
 
     @Test(arguments: Backend.available) func aDroppedTableIsAnErrorNamingTheModel(_ backend: Backend) throws {
