@@ -226,7 +226,13 @@
                 case "-" where index + 1 < scalars.count && scalars[index + 1] == "-":
                     var end = index
                     while end < scalars.count, scalars[end] != "\n" { end += 1 }
-                    if strippingComments { index = end } else { copy(end) }
+                    if strippingComments {
+                        // A comment separates words as a space does (`NOT/**/IN`).
+                        current.append(" ")
+                        index = end
+                    } else {
+                        copy(end)
+                    }
                 case "/" where index + 1 < scalars.count && scalars[index + 1] == "*":
                     var depth = 0
                     var end = index
@@ -241,7 +247,13 @@
                             end += 1
                         }
                     } while depth > 0 && end < scalars.count
-                    if strippingComments { index = end } else { copy(end) }
+                    if strippingComments {
+                        // A comment separates words as a space does (`NOT/**/IN`).
+                        current.append(" ")
+                        index = end
+                    } else {
+                        copy(end)
+                    }
                 case "$" where index == 0 || !isIdentifier(scalars[index - 1]):
                     // `$tag$ … $tag$` (a tag never starts with a digit: `$1` is a parameter).
                     var tagEnd = index + 1
@@ -280,8 +292,7 @@
                     // `IN ()`, SQLite's empty list (what `\(list: [])` writes), is a syntax error
                     // here: `= ANY('{}')` (and `<> ALL('{}')` for `NOT IN ()`) answers the same,
                     // false and true, whatever the left side's type (the literal takes it).
-                    var end = index + 1
-                    while end < scalars.count, scalars[end].properties.isWhitespace { end += 1 }
+                    let end = Self.skippingSpace(scalars, from: index + 1)
                     if end < scalars.count, scalars[end] == ")", let replaced = Self.emptyList(before: current) {
                         current = replaced
                         index = end + 1
@@ -302,10 +313,50 @@
             return (statements, highest)
         }
 
+        /// The index of the first scalar from `start` that is neither whitespace nor in a comment.
+        private static func skippingSpace(_ scalars: [Unicode.Scalar], from start: Int) -> Int {
+            var index = start
+            while index < scalars.count {
+                if scalars[index].properties.isWhitespace {
+                    index += 1
+                } else if scalars[index] == "-", index + 1 < scalars.count, scalars[index + 1] == "-" {
+                    while index < scalars.count, scalars[index] != "\n" { index += 1 }
+                } else if scalars[index] == "/", index + 1 < scalars.count, scalars[index + 1] == "*" {
+                    var depth = 0
+                    repeat {
+                        if index + 1 < scalars.count, scalars[index] == "/", scalars[index + 1] == "*" {
+                            depth += 1
+                            index += 2
+                        } else if index + 1 < scalars.count, scalars[index] == "*", scalars[index + 1] == "/" {
+                            depth -= 1
+                            index += 2
+                        } else {
+                            index += 1
+                        }
+                    } while depth > 0 && index < scalars.count
+                } else {
+                    break
+                }
+            }
+            return index
+        }
+
         /// `sql` (the text before an empty `()`) with its closing `IN` or `NOT IN` turned into
         /// the comparison with an empty array; nil when `()` does not follow `IN`.
         private static func emptyList(before sql: String.UnicodeScalarView) -> String.UnicodeScalarView? {
-            var words = String(sql)
+            // Most `()` close a call (`now()`): told from the last scalars, without copying the
+            // statement so far (a statement of many calls would cost its length squared).
+            var last = sql.endIndex
+            var crossedLine = false
+            while last > sql.startIndex, sql[sql.index(before: last)].properties.isWhitespace {
+                last = sql.index(before: last)
+                crossedLine = crossedLine || sql[last] == "\n"
+            }
+            guard last > sql.startIndex else { return nil }
+            let final = sql[sql.index(before: last)]
+            guard final == "n" || final == "N" || final == "/" || crossedLine else { return nil }
+            // Comments stand for spaces between `NOT`, `IN` and the list, as on SQLite.
+            var words = scan(String(sql), renumbering: false, strippingComments: true).statements.joined()
             func dropWord(_ word: String) -> Bool {
                 let trimmed = String(words.reversed().drop(while: \.isWhitespace).reversed())
                 guard trimmed.uppercased().hasSuffix(word) else { return false }

@@ -75,6 +75,26 @@ struct RawSQLTests {
         #expect(try store.findFirst(Int.self, sql: nested) == 2)
     }
 
+    @Test(arguments: Backend.available) func anEmptyListAnswersAsOnSQLiteWhateverTheSpellingAroundIt(_ backend: Backend) throws {
+        let test = try seeded(StoreKind.memory.or(backend))
+        let none: Int64? = nil
+        // (SQL, SQLite's count): comments stand for whitespace between IN, NOT and the list.
+        let cases: [(SQLStatement, Int)] = [
+            (#"SELECT count(*) FROM "Snack" WHERE "snackId" in()"#, 0),
+            ("SELECT count(*) FROM \"Snack\" WHERE \"snackId\"\nNOT\n\tIN\n(\n)", 10),
+            (#"SELECT count(*) FROM "Snack" WHERE "snackId" IN /* none */ ()"#, 0),
+            (#"SELECT count(*) FROM "Snack" WHERE "snackId" NOT /* none */ IN ()"#, 10),
+            (#"SELECT count(*) FROM "Snack" WHERE "snackId" IN ( /* none */ )"#, 0),
+            ("SELECT count(*) FROM \"Snack\" WHERE \"snackId\" NOT IN -- none\n()", 10),
+            (#"SELECT count(*) FROM "Snack" WHERE name <> 'x IN ()' AND ("snackId", price) NOT IN ()"#, 10),
+            (#"SELECT count(*) FROM "Snack" WHERE NULL NOT IN () AND \#(none) IN () IS FALSE"#, 10),
+            (#"SELECT count(*) FROM "Snack" WHERE upper(name) NOT IN () AND "snackId" + 1 NOT IN ()"#, 10),
+        ]
+        for (sql, expected) in cases {
+            #expect(try test.store.findFirst(Int.self, sql: sql) == expected, "\(sql.sql)")
+        }
+    }
+
     @Test(arguments: Backend.available) func unstorableValuesAndWrongValueCountsAreRefused(_ backend: Backend) throws {
         let test = try seeded(StoreKind.memory.or(backend))
         #expect {
