@@ -504,6 +504,83 @@
             }
         }
 
+        /// A COMMIT the server refuses (a deferred constraint trigger) fails its call or block
+        /// and keeps nothing of it, in every form and nesting; every kind of call on the store
+        /// works after it.
+        @Test(arguments: PostgresAttackTests.postgresOnly)
+        func aCommitTheServerRefusesFailsItsCallAndEveryCallAfterWorks(_ backend: Backend) async throws {
+            let test = try AttackStore(backend)
+            let store = test.store
+            try await PASnack(id: 1, name: "kept").save(in: store)
+            try test.behindTheBack(
+                #"CREATE FUNCTION pa_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.name = 'refused' THEN RAISE EXCEPTION 'refused at commit'; END IF; RETURN NEW; END $$; "#
+                    + #"CREATE CONSTRAINT TRIGGER pa_refuse AFTER INSERT OR UPDATE ON "PASnack" DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION pa_refuse()"#
+            )
+            func nested() throws {
+                #expect(throws: ModelStoreError.self) { _ = try store.transaction { try PASnack(id: 2, name: "refused").save(in: store) } }
+                #expect(try PASnack.findAll(in: store).map(\.id) == [1])
+                #expect(throws: ModelStoreError.self) {
+                    try store.transaction {
+                        _ = try store.transaction { try PASnack(id: 3, name: "refused").save(in: store) }
+                        try PASnack(id: 4, name: "fine").save(in: store)
+                    }
+                }
+            }
+            try nested()
+            await #expect(throws: ModelStoreError.self) {
+                _ = try await store.transaction { try PASnack(id: 5, name: "refused").save(in: store) }
+            }
+            func alone() throws {
+                #expect(throws: ModelStoreError.self) { try PASnack(id: 6, name: "refused").save(in: store) }
+                #expect(throws: ModelStoreError.self) {
+                    try PASnack.save((7..<700).map { PASnack(id: $0, name: $0 == 600 ? "refused" : "ok") }, in: store)
+                }
+                #expect(try PASnack.findAll(in: store).map(\.id) == [1])
+                try PASnack(id: 10, name: "after").save(in: store)
+                try store.transaction {
+                    try PASnack(id: 11, name: "block").save(in: store)
+                    #expect(try PASnack.count(in: store) == 3)
+                }
+            }
+            try alone()
+            _ = try await store.transaction { try PASnack(id: 12, name: "async").save(in: store) }
+            #expect(try await PASnack.findAll(in: store).map(\.id) == [1, 10, 11, 12])
+            func after() throws {
+                #expect(try store.read { try PASnack.count(in: store) } == 4)
+                #expect(try store.findAll(Int64.self, sql: #"SELECT id FROM "PASnack" ORDER BY id"#) == [1, 10, 11, 12])
+            }
+            try after()
+        }
+
+        /// Columns of a domain over the types read straight from their binary form, and a
+        /// table's columns changed to those types behind the store's back, read as their values.
+        @Test(arguments: PostgresAttackTests.postgresOnly)
+        func domainsOverTheCommonTypesAndColumnsChangedToThemReadAsTheirValues(_ backend: Backend) throws {
+            struct Row: Decodable, Equatable {
+                var small, big: Int64?
+                var single, double: Double?
+                var yes: Bool?
+                var text: String?
+            }
+            let test = try AttackStore(backend)
+            try test.behindTheBack(
+                "CREATE DOMAIN pa_small AS smallint; CREATE DOMAIN pa_big AS bigint CHECK (VALUE > 0); CREATE DOMAIN pa_single AS real; "
+                    + "CREATE DOMAIN pa_double AS double precision; CREATE DOMAIN pa_yes AS boolean; CREATE DOMAIN pa_text AS varchar(9)")
+            let sql =
+                "SELECT (-7)::pa_small AS small, 9::pa_big AS big, 'NaN'::pa_single AS single, '-Infinity'::pa_double AS double, "
+                + "true::pa_yes AS yes, ''::pa_text AS text"
+            let rows = try test.store.findAll(Row.self, sql: SQLStatement(sql))
+            #expect(rows.count == 1)
+            #expect(rows.first?.small == -7 && rows.first?.big == 9 && rows.first?.yes == true && rows.first?.text == "")
+            #expect(rows.first?.single?.isNaN == true && rows.first?.double == -.infinity)
+            let zeros = try test.store.findAll(Row.self, sql: #"SELECT '-0'::pa_single AS single, '-0'::float8 AS double"#)
+            #expect(zeros.first?.single?.sign == .minus && zeros.first?.double?.sign == .minus)
+            try PASnack(id: 1, name: "big", price: 3.5, size: 70_000).save(in: test.store)
+            try test.behindTheBack(#"ALTER TABLE "PASnack" ALTER COLUMN "price" TYPE real, ALTER COLUMN "size" TYPE integer"#)
+            let snack = try PASnack.find(key: 1, in: test.store)
+            #expect(snack?.size == 70_000 && snack?.price == 3.5)
+        }
+
         /// Every server column type the driver reads straight from its binary form (the
         /// integers, the floating-point types, booleans and the text types), at its extremes and
         /// as NULL, reads as the value the server holds — and a type it reads the general way
