@@ -35,6 +35,23 @@ private struct Checked: StoredModel, Equatable {
     static let primaryKey = ["id"]
 }
 
+/// Saved into a table another tool made with column DEFAULTs.
+private struct Defaulted: StoredModel, Equatable {
+    var id: Int64
+    var name: String?
+    var label: String?
+    static let primaryKey = ["id"]
+}
+
+/// A unique index besides the key, so elements of a batch can clash on it.
+private struct Coded: StoredModel, Equatable {
+    var id: Int64
+    var code: String
+    var note: String?
+    static let primaryKey = ["id"]
+    static let indexes: [TableIndex<Coded>] = [.unique(\.code)]
+}
+
 @Suite("Batch save")
 struct BatchSaveTests {
     @Test(arguments: StoreKind.everywhere)
@@ -104,6 +121,63 @@ struct BatchSaveTests {
             try Checked(id: 1_000, name: "after").save(in: test.store)
         }
         #expect(try Checked.findAll(in: test.store) == [Checked(id: 1, name: "kept"), Checked(id: 1_000, name: "after")])
+    }
+
+    /// An element that leaves an optional property out (nil) is inserted with the column's
+    /// DEFAULT, as a single save inserts it — also beside elements that carry it, which a
+    /// server writes with one multi-row statement.
+    @Test(arguments: Backend.available) func aBatchElementLeavingAColumnOutGetsItsDefaultAsASingleSaveDoes(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        try test.rawExecute(
+            #"CREATE TABLE "Defaulted" ("id" BIGINT PRIMARY KEY, "name" TEXT DEFAULT 'unnamed', "label" TEXT NOT NULL DEFAULT 'none')"#)
+        try Defaulted(id: 0).save(in: test.store)
+        let batch = [Defaulted(id: 1, name: "a", label: "x"), Defaulted(id: 2), Defaulted(id: 3, name: "c", label: "z")]
+        let result = try Defaulted.save(batch, in: test.store)
+        #expect(result.inserted == 3)
+        #expect(
+            try Defaulted.findAll(in: test.store) == [
+                Defaulted(id: 0, name: "unnamed", label: "none"), Defaulted(id: 1, name: "a", label: "x"),
+                Defaulted(id: 2, name: "unnamed", label: "none"), Defaulted(id: 3, name: "c", label: "z"),
+            ])
+    }
+
+    /// A batch whose elements clash on a unique index (with each other, and with stored
+    /// records), over several of a server's 500-row statements, ends as the same elements
+    /// saved one at a time end, with the same counts.
+    @Test(arguments: Backend.available) func aBatchClashingOnAUniqueIndexEndsAsSavingItsElementsOneByOne(_ backend: Backend) throws {
+        func batch() -> [Coded] {
+            (0..<1_200).map { index in
+                Coded(id: Int64(index % 1_100), code: "c\((index * 7) % 1_150)", note: index % 3 == 0 ? nil : "n\(index)")
+            }
+        }
+        func stored() -> [Coded] { (0..<50).map { Coded(id: Int64(2_000 + $0), code: "c\($0 * 20)", note: "stored") } }
+        let one = try TestStore(backend)
+        try Coded.save(stored(), in: one.store)
+        var expected = BatchSaveOutcome(inserted: 0, updated: 0)
+        var oneByOne: Result<[Coded], ModelStoreError>
+        do {
+            try one.store.transaction {
+                for element in batch() { expected.count(try element.save(in: one.store)) }
+            }
+            oneByOne = .success(try Coded.findAll(in: one.store))
+        } catch let error as ModelStoreError {
+            oneByOne = .failure(error)
+        }
+        let all = try TestStore(backend)
+        try Coded.save(stored(), in: all.store)
+        do {
+            let result = try Coded.save(batch(), in: all.store)
+            let records = try Coded.findAll(in: all.store)
+            #expect(records == (try? oneByOne.get()), "batch \(records.count) records")
+            #expect(result.inserted == expected.inserted && result.updated == expected.updated, "\(result) vs \(expected)")
+        } catch let error as ModelStoreError {
+            guard case .failure(let single) = oneByOne else {
+                Issue.record("the batch failed where one by one succeeded: \(error)")
+                return
+            }
+            #expect(error.code == single.code, "\(error) vs \(single)")
+            #expect(try Coded.findAll(in: all.store) == stored().sorted { $0.id < $1.id })
+        }
     }
 
     /// Every batch size from 0 to 20, with keys drawn from a small range so duplicates,
