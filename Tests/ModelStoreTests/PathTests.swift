@@ -100,12 +100,45 @@ struct PathTests {
 
         // One element with a related model: the whole batch takes the graph path.
         let linked = try Musician.save(
-            [Musician(id: 3, name: "newer"), Musician(id: 4, name: "drummer", band: Related(wrappedValue: Band(id: 2, name: CountedName("c"))))],
+            [
+                Musician(id: 3, name: "newer"),
+                Musician(id: 4, name: "drummer", band: Related(wrappedValue: Band(id: 2, name: CountedName("c")))),
+            ],
             in: test.store)
         #expect(linked == BatchSaveOutcome(inserted: 2, updated: 0, unchanged: 1))
         #expect(try Musician(id: 3, name: "newer", band: Related(wrappedValue: Band(id: 2))).save(in: test.store) == .updated)
         members = try Musician.findAll(loading: .direct, in: test.store)
         #expect(members.map { $0.band?.id } == [1, 1, 2, 2])
+    }
+
+    /// A batch holding no related model (duplicates, unchanged, updated and new elements,
+    /// over several of a server's 500-row statements) stores and counts exactly what the graph
+    /// path does with the same elements (forced by one more element holding a related model).
+    @Test(arguments: Backend.available)
+    func aBatchHoldingNoRelatedModelEndsAsTheGraphPathWithTheSameElements(_ backend: Backend) throws {
+        func seed(_ store: ModelStore) throws {
+            try Band(id: 1, name: CountedName("a"), members: (0..<300).map { Musician(id: Int64($0 * 3), name: "m\($0 * 3)") })
+                .save(in: store)
+        }
+        let batch = (0..<1_300).map { (index: Int) -> Musician in
+            let id = Int64((index * 7) % 1_100)
+            let name: String? = index % 4 == 0 ? nil : (index % 5 == 0 ? "m\(id)" : "b\(index)")
+            return Musician(id: id, name: name)
+        }
+        let plain = try TestStore(backend)
+        try seed(plain.store)
+        let graph = try TestStore(backend)
+        try seed(graph.store)
+        let plainResult = try Musician.save(batch, in: plain.store)
+        let extra = Musician(id: 5_000, name: "extra", band: Related(wrappedValue: Band(id: 9, name: CountedName("z"))))
+        var graphResult = try Musician.save(batch + [extra], in: graph.store)
+        graphResult.inserted -= 2
+        #expect(plainResult == graphResult)
+        let plainRecords = try Musician.findAll(loading: .direct, in: plain.store)
+        let graphRecords = try Musician.findAll(loading: .direct, in: graph.store).filter { $0.id != 5_000 }
+        #expect(plainRecords.map(\.id) == graphRecords.map(\.id))
+        #expect(plainRecords.map(\.name) == graphRecords.map(\.name))
+        #expect(plainRecords.map { $0.band?.id } == graphRecords.map { $0.band?.id })
     }
 
     @Test(arguments: Backend.available) func aFailingGraphBatchElementIsNamedWithItsKeyAndNothingIsSaved(_ backend: Backend) throws {
