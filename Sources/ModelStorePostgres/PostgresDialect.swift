@@ -120,7 +120,8 @@
                     JOIN information_schema.table_constraints t ON t.constraint_name = k.constraint_name
                         AND t.table_schema = k.table_schema AND t.constraint_type = 'PRIMARY KEY'
                     WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name
-                        AND k.column_name = c.column_name), 0)::bigint
+                        AND k.column_name = c.column_name), 0)::bigint,
+                (c.column_default IS NOT NULL)::int::bigint
             FROM information_schema.columns c
             WHERE c.table_schema = current_schema() AND c.table_name = ?
             ORDER BY c.ordinal_position

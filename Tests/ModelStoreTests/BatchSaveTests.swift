@@ -126,10 +126,7 @@ struct BatchSaveTests {
     /// An element that leaves an optional property out (nil) is inserted with the column's
     /// DEFAULT, as a single save inserts it — also beside elements that carry it, which a
     /// server writes with one multi-row statement.
-    // PostgreSQL differs (open, in RELIABILITY's known limits): the multi-row statement binds NULL
-    // for the element that leaves a column out, so a NOT NULL DEFAULT column refuses the batch and
-    // a nullable one stores NULL instead of its DEFAULT. Flip the argument to .postgres to see it.
-    @Test(arguments: [Backend.sqlite])
+    @Test(arguments: Backend.available)
     func aBatchElementLeavingAColumnOutGetsItsDefaultAsASingleSaveDoes(_ backend: Backend) throws {
         let test = try TestStore(backend)
         try test.rawExecute(

@@ -37,7 +37,8 @@ package protocol SQLDialect: Sendable {
     /// driver learns whether the row was inserted rather than updated, and its key.
     func insertedMarker(returning alreadyReturning: Bool, key: String?) -> String
     /// A query of one row per column of `table`: name, declared type, primary-key position
-    /// (0 when not in the key). Takes the table's unquoted name as its one parameter.
+    /// (0 when not in the key), and 1 when the column has a DEFAULT (else 0). Takes the
+    /// table's unquoted name as its one parameter.
     var tableColumnsSQL: String { get }
     /// A query returning a row when a table named by its one parameter exists.
     var tableExistsSQL: String { get }
@@ -223,7 +224,7 @@ struct SQLiteDialect: SQLDialect {
     func columnType(_ sqliteType: String, isDecimal: Bool) -> String { sqliteType }
     func assignedKeyColumnType() -> String? { nil }
     func insertedMarker(returning alreadyReturning: Bool, key: String?) -> String { "" }
-    var tableColumnsSQL: String { "SELECT name, type, pk FROM pragma_table_info(?)" }
+    var tableColumnsSQL: String { "SELECT name, type, pk, dflt_value IS NOT NULL FROM pragma_table_info(?)" }
     var tableExistsSQL: String { "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?" }
     var indexExistsSQL: String { "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?" }
     var createIndexLocksTable: Bool { false }

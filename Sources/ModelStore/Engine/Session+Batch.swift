@@ -112,6 +112,11 @@ extension Session {
         // savepoint; the failed chunk's rows are then written one at a time to name the
         // element that holds the value.
         var failedChunk: (rows: Range<Int>, error: ModelStoreError)?
+        // A column with a DEFAULT (in a table another tool made) is carried by every row of a
+        // chunk or by none: a row that leaves it out must get the DEFAULT, which one statement
+        // for rows that carry it cannot give. Unknown tables are taken to have defaults.
+        let defaults = connection.columnsWithDefaults[table.tableName]
+        let hasDefault = table.columns.map { defaults?.contains($0.name.lowercased()) ?? true }
         func writeChunks() throws {
             while start < rows.count {
                 // A chunk: rows in key order, each with its key, no key twice (a repeated key
@@ -136,7 +141,10 @@ extension Session {
                             union[column] = union[column] || present
                             both[column] = both[column] && present
                             nulls[column] = nulls[column] || (present && next.values[column].isNull)
-                            if union[column] && !both[column] && (nulls[column] || !table.columns[column].isOptional) { break extending }
+                            if union[column] && !both[column] && (nulls[column] || !table.columns[column].isOptional || hasDefault[column])
+                            {
+                                break extending
+                            }
                         }
                         guard union.filter({ $0 }).count * (end - start + 1) <= connection.maximumParameters else { break }
                         (carried, always, cleared) = (union, both, nulls)

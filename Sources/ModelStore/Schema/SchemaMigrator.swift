@@ -8,6 +8,8 @@ enum SchemaMigrator {
         /// Where the schema is read without SQLite's catalog: each column's type in the
         /// backend's own words (lowercased name → type), for messages.
         var backendTypes: [String: String] = [:]
+        /// Columns with a DEFAULT (lowercased names): an insert that leaves one out gets it.
+        var defaulted: Set<String> = []
     }
 
     /// Makes the table match `table`; runs inside the caller's transaction.
@@ -23,6 +25,8 @@ enum SchemaMigrator {
         try SchemaRenamer.applyWithTargets(table, on: connection)
         // Every check comes before the first write: a table that does not fit is left as it was.
         let existing = try inspect(table, on: connection)
+        // The store's own tables have no DEFAULT; a table another tool made may.
+        connection.columnsWithDefaults[table.tableName] = existing?.defaulted ?? []
         var moves: [LinkMove] = []
         if let existing {
             try checkPrimaryKey(table, existing)
@@ -222,8 +226,10 @@ enum SchemaMigrator {
         var columns: [String: String] = [:]
         var backendTypes: [String: String] = [:]
         var keyed: [(order: Int64, name: String)] = []
+        var defaulted: Set<String> = []
         try statement.forEachRow([.text(name)]) {
             let column = statement.string(at: 0)
+            if statement.int64(at: 3) != 0 { defaulted.insert(column.lowercased()) }
             let type = statement.string(at: 1)
             columns[column.lowercased()] = connection.dialect.affinity(ofDeclaredType: type)
             backendTypes[column.lowercased()] = type
@@ -232,7 +238,8 @@ enum SchemaMigrator {
         }
         guard !columns.isEmpty else { return nil }
         return ExistingTable(
-            columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name), backendTypes: backendTypes)
+            columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name), backendTypes: backendTypes,
+            defaulted: defaulted)
     }
 
     private static func inspect(quotedTable: String, on connection: Connection) throws -> ExistingTable? {
@@ -244,14 +251,17 @@ enum SchemaMigrator {
         let statement = try connection.makeStatement("PRAGMA table_info(\(quotedTable))")
         var columns: [String: String] = [:]
         var keyed: [(order: Int64, name: String)] = []
+        var defaulted: Set<String> = []
         try statement.forEachRow {
             let name = statement.string(at: 1)
             columns[name.lowercased()] = statement.string(at: 2)
+            if !statement.isNull(at: 4) { defaulted.insert(name.lowercased()) }
             let order = statement.int64(at: 5)
             if order > 0 { keyed.append((order, name)) }
         }
         guard !columns.isEmpty else { return nil }
-        return ExistingTable(columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name))
+        return ExistingTable(
+            columns: columns, primaryKey: keyed.sorted { $0.order < $1.order }.map(\.name), defaulted: defaulted)
     }
 
     /// Refuses a stored column that compares differently from the collation its property
