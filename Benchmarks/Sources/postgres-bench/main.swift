@@ -25,7 +25,9 @@ var contenders: [any ServerContender] = [NIOContender(), ModelStoreServerContend
 #endif
 note("Generating \(rows) rows…")
 let data = Dataset(rows: rows)
-let workloads: [Workload] = [.w1, .w1r, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w9].filter { onlyWorkloads?.contains($0.rawValue.uppercased()) ?? true }
+let workloads: [Workload] = [.w1, .w1r, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w9].filter {
+    onlyWorkloads?.contains($0.rawValue.uppercased()) ?? true
+}
 var mismatches: [String] = []
 let names: [String] = contenders.map { "\($0.name) median (min–max)" }
 let ratioHeads: String = contenders.count > 2 ? " MS÷nio | MS÷Fluent |" : " MS÷nio |"
