@@ -16,7 +16,28 @@
             let code: Code
             var summary = message
             switch state ?? "" {
-            case "23505", "23502", "23503", "23514", "23P01", "23000":
+            case "23503":
+                // Said as SQLite's refusal is said, naming the referring model: the server names
+                // the tables (`update or delete on table "P" … on table "C"`, or `insert or
+                // update on table "C"` with `… is not present in table "P"`).
+                let deleting = message.hasPrefix("update or delete")
+                let first = name(after: "on table \"", in: message)
+                let second = message.range(of: "\" on table \"").flatMap {
+                    name(after: "\" on table \"", in: String(message[$0.lowerBound...]))
+                }
+                let child = deleting ? second : first
+                let parent = deleting ? first : name(after: "present in table \"", in: message)
+                if let child, let parent {
+                    return .backend(
+                        .constraintViolation,
+                        "A foreign key refused the change: \(child) records would refer to missing \(parent) records (\(message)).",
+                        message: message, state: state, sql: sql, column: column, model: child,
+                        suggestion:
+                            "Delete or unlink the referring records in the same transaction, or use the delete rule nullify or cascade.")
+                }
+                code = .constraintViolation
+                summary = "A constraint refused the change: \(message)."
+            case "23505", "23502", "23514", "23P01", "23000":
                 code = .constraintViolation
                 summary = "A constraint refused the change: \(message)."
             case "40001", "40P01":

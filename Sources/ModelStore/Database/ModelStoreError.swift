@@ -238,9 +238,9 @@ extension ModelStoreError {
     /// or a serialization conflict, so running the same work again may succeed.
     package static func backend(
         _ code: Code, _ summary: String, message: String, state: String?, sql: String?, column: String? = nil,
-        retryable: Bool = false, suggestion: String? = nil
+        retryable: Bool = false, model: String? = nil, suggestion: String? = nil
     ) -> ModelStoreError {
-        var error = ModelStoreError(code, summary, column: column, suggestion: suggestion)
+        var error = ModelStoreError(code, summary, model: model, column: column, suggestion: suggestion)
         error.serverState = state
         error.sqliteMessage = message
         error.sql = sql
