@@ -224,30 +224,8 @@
                         end += 1
                     }
                     copy(end + 1)
-                case "-" where index + 1 < scalars.count && scalars[index + 1] == "-":
-                    var end = index
-                    while end < scalars.count, scalars[end] != "\n" { end += 1 }
-                    if strippingComments {
-                        // A comment separates words as a space does (`NOT/**/IN`).
-                        current.append(" ")
-                        index = end
-                    } else {
-                        copy(end)
-                    }
-                case "/" where index + 1 < scalars.count && scalars[index + 1] == "*":
-                    var depth = 0
-                    var end = index
-                    repeat {
-                        if end + 1 < scalars.count, scalars[end] == "/", scalars[end + 1] == "*" {
-                            depth += 1
-                            end += 2
-                        } else if end + 1 < scalars.count, scalars[end] == "*", scalars[end + 1] == "/" {
-                            depth -= 1
-                            end += 2
-                        } else {
-                            end += 1
-                        }
-                    } while depth > 0 && end < scalars.count
+                case "-" where Self.startsComment(scalars, at: index), "/" where Self.startsComment(scalars, at: index):
+                    let end = Self.commentEnd(scalars, at: index)
                     if strippingComments {
                         // A comment separates words as a space does (`NOT/**/IN`).
                         current.append(" ")
@@ -314,27 +292,43 @@
             return (statements, highest)
         }
 
+        /// Whether a comment (`--` or `/*`) starts at `index`.
+        private static func startsComment(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+            guard index + 1 < scalars.count else { return false }
+            return (scalars[index] == "-" && scalars[index + 1] == "-") || (scalars[index] == "/" && scalars[index + 1] == "*")
+        }
+
+        /// The index just past the comment that starts at `index`: a `--` comment ends before
+        /// its line's end, a `/* … */` one after its closing `*/` (they nest, as PostgreSQL's do).
+        private static func commentEnd(_ scalars: [Unicode.Scalar], at index: Int) -> Int {
+            var end = index
+            if scalars[index] == "-" {
+                while end < scalars.count, scalars[end] != "\n" { end += 1 }
+                return end
+            }
+            var depth = 0
+            repeat {
+                if end + 1 < scalars.count, scalars[end] == "/", scalars[end + 1] == "*" {
+                    depth += 1
+                    end += 2
+                } else if end + 1 < scalars.count, scalars[end] == "*", scalars[end + 1] == "/" {
+                    depth -= 1
+                    end += 2
+                } else {
+                    end += 1
+                }
+            } while depth > 0 && end < scalars.count
+            return end
+        }
+
         /// The index of the first scalar from `start` that is neither whitespace nor in a comment.
         private static func skippingSpace(_ scalars: [Unicode.Scalar], from start: Int) -> Int {
             var index = start
             while index < scalars.count {
                 if scalars[index].properties.isWhitespace {
                     index += 1
-                } else if scalars[index] == "-", index + 1 < scalars.count, scalars[index + 1] == "-" {
-                    while index < scalars.count, scalars[index] != "\n" { index += 1 }
-                } else if scalars[index] == "/", index + 1 < scalars.count, scalars[index + 1] == "*" {
-                    var depth = 0
-                    repeat {
-                        if index + 1 < scalars.count, scalars[index] == "/", scalars[index + 1] == "*" {
-                            depth += 1
-                            index += 2
-                        } else if index + 1 < scalars.count, scalars[index] == "*", scalars[index + 1] == "/" {
-                            depth -= 1
-                            index += 2
-                        } else {
-                            index += 1
-                        }
-                    } while depth > 0 && index < scalars.count
+                } else if startsComment(scalars, at: index) {
+                    index = commentEnd(scalars, at: index)
                 } else {
                     break
                 }
