@@ -13,7 +13,7 @@
         var capabilities: BackendCapabilities {
             BackendCapabilities(
                 sqliteCatalog: false, observesChanges: false, translatesPredicates: false, conditionsInsideJSON: false,
-                fullTextSearch: false, columnCollations: false, renames: false, textHoldsNUL: false, rowids: false,
+                fullTextSearch: false, columnCollations: false, renames: true, textHoldsNUL: false, rowids: false,
                 decimalsAsText: false, failedStatementAbortsTransaction: true, foreignKeysAfterTables: true,
                 createTableAsTakesParameters: false, rowLocksInKeyOrder: true, globAndLike: false, typesEveryColumn: true,
                 qualifiedUpsertColumns: true, notEqualAsDistinct: true,
@@ -59,6 +59,19 @@
         var tablePreparationLockSQL: String? { "SELECT pg_advisory_xact_lock(hashtext(coalesce(current_schema(), '') || ' ' || ?))" }
         var constraintExistsSQL: String? {
             "SELECT 1 FROM pg_catalog.pg_constraint WHERE conname = ? AND connamespace = current_schema()::regnamespace"
+        }
+        var tableNamesSQL: String {
+            "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
+        }
+        var schemaObjectNamesSQL: String {
+            "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = current_schema() UNION ALL SELECT indexname::text FROM pg_catalog.pg_indexes WHERE schemaname = current_schema()"
+        }
+        // A session's advisory lock, keyed by the schema: it outlives each step's transaction
+        // (so the next step's snapshot is taken after the lock, and sees what another store's
+        // steps committed), and the server releases it when the connection ends.
+        var migrationLockSQL: (take: String, release: String)? {
+            let key = "hashtext('modelstore_migrations ' || coalesce(current_schema(), ''))"
+            return ("SELECT pg_try_advisory_lock(\(key))::int::bigint", "SELECT pg_advisory_unlock(\(key))")
         }
         func existsIgnoringCaseSQL(index: Bool) -> String {
             index

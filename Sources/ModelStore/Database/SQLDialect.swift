@@ -83,6 +83,15 @@ package protocol SQLDialect: Sendable {
     /// Queries returning a row when a table, or an index, named by their one parameter exists,
     /// ignoring case as the backend's names do.
     func existsIgnoringCaseSQL(index: Bool) -> String
+    /// A query of the names of the schema's tables (ModelStore's own among them), one a row.
+    var tableNamesSQL: String { get }
+    /// A query of the names of the schema's tables and indexes, one a row.
+    var schemaObjectNamesSQL: String { get }
+    /// Statements that take and release a lock the connection holds across transactions, so
+    /// stores on one database running migration steps at once take turns; `take` answers 1
+    /// when it got the lock and never waits. nil where each step's write transaction already
+    /// makes them take turns (SQLite's lock on its file).
+    var migrationLockSQL: (take: String, release: String)? { get }
     /// A statement that moves the key sequence of `table`'s assigned integer key past every
     /// stored key (records saved with keys of their own do not move it); nil when the
     /// database takes the largest key plus one by itself (SQLite's rowid).
@@ -241,6 +250,9 @@ struct SQLiteDialect: SQLDialect {
     func existsIgnoringCaseSQL(index: Bool) -> String {
         "SELECT 1 FROM main.sqlite_master WHERE type = '\(index ? "index" : "table")' AND name = ? COLLATE NOCASE"
     }
+    var tableNamesSQL: String { "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*'" }
+    var schemaObjectNamesSQL: String { "SELECT name FROM main.sqlite_master" }
+    var migrationLockSQL: (take: String, release: String)? { nil }
     func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String? { nil }
     func arrayParameter(_ values: [SQLValue]) -> SQLValue? { nil }
     func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String? { nil }

@@ -54,9 +54,12 @@ enum MigrationPlanner {
         let tables = try descriptions(of: models)
         let collector = Collector()
         // Steps run as they would at open, foreign keys off (see `MigrationRunner.run`).
-        let foreignKeys = try connection.scalar("PRAGMA foreign_keys")
-        try connection.execute("PRAGMA foreign_keys = OFF")
-        defer { try? connection.execute("PRAGMA foreign_keys = \(foreignKeys == .integer(1) ? "ON" : "OFF")") }
+        let switchesForeignKeys = connection.capabilities.sqliteCatalog
+        let foreignKeys = switchesForeignKeys ? try connection.scalar("PRAGMA foreign_keys") : nil
+        if switchesForeignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
+        defer {
+            if switchesForeignKeys { try? connection.execute("PRAGMA foreign_keys = \(foreignKeys == .integer(1) ? "ON" : "OFF")") }
+        }
         struct Undo: Error {}
         var plan: MigrationPlan?
         defer { connection.setTrace(nil) }
@@ -68,9 +71,7 @@ enum MigrationPlanner {
                 var pending = try MigrationRunner.pending(steps, applied: applied)
                 // A new file runs no step (see `MigrationRunner.run`).
                 if applied.isEmpty, try MigrationRunner.isNew(connection) { pending = [] }
-                try connection.execute(
-                    "CREATE TABLE IF NOT EXISTS \(MigrationRunner.versionTable) (position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied REAL NOT NULL)"
-                )
+                try connection.execute(MigrationRunner.createVersionTableSQL(connection.dialect))
                 var position = steps.count - pending.count
                 for step in pending {
                     try MigrationRunner.runStep(step, position: position, on: connection, backup: nil)
@@ -123,11 +124,7 @@ enum MigrationPlanner {
         }
         var columns: [MigrationPlan.StoredColumn] = []
         var unusedTables: [String] = []
-        let statement = try connection.makeStatement(
-            "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' AND lower(name) NOT IN (\(MigrationRunner.internalTables)) ORDER BY name"
-        )
-        var names: [String] = []
-        try statement.forEachRow { names.append(statement.string(at: 0)) }
+        let names = try MigrationRunner.userTables(on: connection).sorted()
         // A model's full-text index is part of its storage.
         let searchIndexes = try SchemaMigrator.searchIndexTables(on: connection)
         for name in names where !searchIndexes.contains(name.lowercased()) {
@@ -135,17 +132,16 @@ enum MigrationPlanner {
                 unusedTables.append(name)
                 continue
             }
-            let info = try connection.makeStatement("PRAGMA main.table_info(\(quoted(name)))")
-            try info.forEachRow {
-                let column = info.string(at: 1)
-                if !usedColumns.contains(column.lowercased()) { columns.append(.init(table: name, column: column)) }
+            for column in try MigrationContext.columns(of: name, on: connection)
+            where !usedColumns.contains(column.lowercased()) {
+                columns.append(.init(table: name, column: column))
             }
         }
         return (columns, unusedTables)
     }
 
     private static func names(on connection: Connection) throws -> Set<String> {
-        let statement = try connection.makeStatement("SELECT name FROM main.sqlite_master")
+        let statement = try connection.makeStatement(connection.dialect.schemaObjectNamesSQL)
         var names = Set<String>()
         try statement.forEachRow { names.insert(statement.string(at: 0).lowercased()) }
         return names

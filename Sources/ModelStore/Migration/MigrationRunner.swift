@@ -16,6 +16,13 @@ import Foundation
 /// every step runs exactly once, whoever runs it, and a process that waited sees the schema
 /// the other left. A process killed mid-step leaves the file as it was before that step
 /// (SQLite's transaction); the next open runs the step again.
+///
+/// On a server the steps run the same way, inside the dialect's migration lock
+/// (`migrationLockSQL`, PostgreSQL's advisory lock on the schema), which stores elsewhere
+/// take in turn. A step's DDL is part of its transaction (PostgreSQL's transactional DDL), so
+/// a failed or killed step leaves the schema as it was too. The server checks foreign keys
+/// at each statement; SQLite's are switched off while steps run and checked before each
+/// commits.
 enum MigrationRunner {
     static let versionTable = "modelstore_migrations"
     /// The files this process is migrating, and the threads running their steps.
@@ -102,13 +109,14 @@ enum MigrationRunner {
         // A rebuild drops and recreates a table, which foreign keys would cascade into its
         // links; SQLite can switch them only outside a transaction. Each step checks them all
         // before it commits.
-        try connection.execute("PRAGMA foreign_keys = OFF")
-        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
+        let switchesForeignKeys = connection.capabilities.sqliteCatalog
+        if switchesForeignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
+        defer { if switchesForeignKeys { try? connection.execute("PRAGMA foreign_keys = ON") } }
+        try withMigrationLock(on: connection, waitLimit: waitLimit, step: first.name)
+        defer { releaseMigrationLock(on: connection) }
         for step in steps {
             try withWriteLock(on: connection, waitLimit: waitLimit, step: step.name) {
-                try connection.execute(
-                    "CREATE TABLE IF NOT EXISTS \(versionTable) (position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied REAL NOT NULL)"
-                )
+                try connection.execute(createVersionTableSQL(connection.dialect))
                 let recorded = try applied(on: connection)
                 // Another process may have run it while this one waited for the lock.
                 guard try pending(steps, applied: recorded).first?.name == step.name else { return }
@@ -123,18 +131,30 @@ enum MigrationRunner {
         }
     }
 
+    /// The table recording the steps that ran, in the backend's column types.
+    static func createVersionTableSQL(_ dialect: any SQLDialect) -> String {
+        let integer = dialect.columnType("INTEGER", isDecimal: false)
+        let text = dialect.columnType("TEXT", isDecimal: false)
+        let real = dialect.columnType("REAL", isDecimal: false)
+        return
+            "CREATE TABLE IF NOT EXISTS \(versionTable) (position \(integer) PRIMARY KEY, name \(text) NOT NULL UNIQUE, applied \(real) NOT NULL)"
+    }
+
     /// Runs one step inside the caller's transaction, checks every foreign key, and records it.
     static func runStep(_ step: MigrationStep, position: Int, on connection: Connection, backup: String?) throws {
         let context = MigrationContext(connection: connection, stepName: step.name)
         defer { context.isActive = false }
+        // SQLite's foreign keys are off while steps run; a server checks its own at each
+        // statement (or, deferred, at the commit), so a step that breaks a link fails there.
+        let checksForeignKeys = connection.capabilities.sqliteCatalog
         do {
             // Links the file already broke (another tool's data) are not the step's doing.
-            let brokenBefore = try foreignKeyViolations(on: connection)
+            let brokenBefore = checksForeignKeys ? try foreignKeyViolations(on: connection) : []
             try connection.refusingTransactionControl { try step.body(context) }
             // A statement of the step may have made SQLite end the transaction, and the step
             // caught its error and went on: nothing of it stands.
             try connection.requireOpenTransaction()
-            try checkForeignKeys(on: connection, except: brokenBefore)
+            if checksForeignKeys { try checkForeignKeys(on: connection, except: brokenBefore) }
             try record(step.name, position: position, on: connection)
         } catch {
             throw failure(of: step.name, error, backup: backup)
@@ -149,13 +169,22 @@ enum MigrationRunner {
 
     /// Whether the file holds no table but ModelStore's own: a new file.
     static func isNew(_ connection: Connection) throws -> Bool {
-        try connection.scalar(
-            "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' AND lower(name) NOT IN (\(internalTables)) LIMIT 1"
-        ) == nil
+        try userTables(on: connection).isEmpty
     }
 
-    /// ModelStore's own tables in a file, as an SQL list of lowercased names.
-    static let internalTables = "'\(versionTable)', '\(TableRebuild.temporaryName)'"
+    /// ModelStore's own tables, lowercased: not a model's.
+    static let internalTables: Set<String> = [versionTable, TableRebuild.temporaryName]
+
+    /// The names of the schema's tables but ModelStore's own, in the order the backend lists them.
+    static func userTables(on connection: Connection) throws -> [String] {
+        let statement = try connection.makeStatement(connection.dialect.tableNamesSQL)
+        var names: [String] = []
+        try statement.forEachRow {
+            let name = statement.string(at: 0)
+            if !internalTables.contains(name.lowercased()) { names.append(name) }
+        }
+        return names
+    }
 
     /// A step's error, saying which step failed, that it was undone, and where the backup is.
     static func failure(of step: String, _ error: any Error, backup: String?) -> ModelStoreError {
@@ -212,6 +241,30 @@ enum MigrationRunner {
             suggestion:
                 "Foreign keys are off while migration steps run, so deletes do not cascade: delete or update the referring rows in the same step."
         )
+    }
+
+    /// Takes the backend's migration lock (`migrationLockSQL`), waiting up to `waitLimit` for
+    /// a store elsewhere that holds it; nothing where there is none.
+    private static func withMigrationLock(on connection: Connection, waitLimit: TimeInterval, step: String) throws {
+        guard let lock = connection.dialect.migrationLockSQL else { return }
+        let deadline = Date().addingTimeInterval(waitLimit)
+        while try connection.scalar(lock.take) != .integer(1) {
+            guard Date() < deadline else {
+                throw ModelStoreError(
+                    .busy,
+                    "Another store on \(connection.location) has been running migration steps for over \(Int(waitLimit.rounded(.up))) seconds; this one waited to run '\(step)' and gave up. Nothing was run.",
+                    value: step,
+                    suggestion:
+                        "Open the store again once the other has migrated, or allow a longer wait (Configuration.migrationWaitLimit)."
+                )
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    private static func releaseMigrationLock(on connection: Connection) {
+        guard let lock = connection.dialect.migrationLockSQL else { return }
+        _ = try? connection.scalar(lock.release)
     }
 
     /// Runs `body` in a write transaction, waiting up to `waitLimit` for another process's

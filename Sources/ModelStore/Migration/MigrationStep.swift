@@ -84,10 +84,24 @@ public final class MigrationContext {
     /// SQLite's refusal of `BEGIN`, `COMMIT` or `ROLLBACK`, said in the step's terms.
     private func explained(_ error: any Error) -> any Error {
         guard var error = error as? ModelStoreError, error.sqliteCode == 23 else { return error }  // SQLITE_AUTH
-        error.message =
-            "Migration step '\(stepName)' tried to begin, commit or roll back a transaction; each step runs in its own transaction, which only the store ends."
+        error.message = transactionControlMessage
         error.suggestion = "Remove the statement; throw from the step to roll it back."
         return error
+    }
+
+    private var transactionControlMessage: String {
+        "Migration step '\(stepName)' tried to begin, commit or roll back a transaction; each step runs in its own transaction, which only the store ends."
+    }
+
+    /// Refuses a statement that would end or nest the step's transaction, before it runs: a
+    /// server has no authorizer to refuse it as SQLite's does, and would commit the step half
+    /// done.
+    private func refuseTransactionControl(_ sql: String) throws {
+        let first = sql.drop { $0.isWhitespace || $0 == "(" }.prefix { $0.isLetter }.uppercased()
+        guard ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"].contains(first)
+        else { return }
+        throw ModelStoreError(
+            .invalidQuery, transactionControlMessage, value: sql, suggestion: "Remove the statement; throw from the step to roll it back.")
     }
 
     /// Runs SQL: one statement with `arguments` bound to its `?` placeholders, or, without
@@ -112,6 +126,7 @@ public final class MigrationContext {
                             "Migration step '\(stepName)' gives arguments to SQL of several statements; values bind to one statement only, so the others would not get them: \(sql)",
                             suggestion: "Run one statement per execute call when it takes values.")
                     }
+                    try refuseTransactionControl(statement.sql)
                     guard !values.isEmpty || statement.parameterCount == 0 else {
                         throw ModelStoreError(
                             .invalidQuery,
@@ -133,10 +148,11 @@ public final class MigrationContext {
     /// ```
     /// - Throws: `ModelStoreError` from SQLite.
     public func rows(_ sql: String, arguments: [any SQLValueConvertible] = []) throws -> [[SQLValue]] {
+        try refuseTransactionControl(sql)
         let statement = try active().makeStatement(sql)
         var rows: [[SQLValue]] = []
-        let count = Int(statement.columnCount)
-        try statement.forEachRow(arguments.map { try $0.sqlValue }) { rows.append(statement.values(count: count)) }
+        // Read per row: a server's statement knows its columns once it has run.
+        try statement.forEachRow(arguments.map { try $0.sqlValue }) { rows.append(statement.values(count: Int(statement.columnCount))) }
         return rows
     }
 
@@ -149,9 +165,14 @@ public final class MigrationContext {
     /// The columns of the table `name`, in order; empty when there is no such table.
     /// - Throws: `ModelStoreError` from SQLite.
     public func columns(of table: String) throws -> [String] {
-        let statement = try active().makeStatement("PRAGMA main.table_info(\(quoted(table)))")
+        try Self.columns(of: table, on: active())
+    }
+
+    /// The columns of the table `table`, in order, as the backend's catalog lists them.
+    static func columns(of table: String, on connection: Connection) throws -> [String] {
+        let statement = try connection.makeStatement(connection.dialect.tableColumnsSQL)
         var names: [String] = []
-        try statement.forEachRow { names.append(statement.string(at: 1)) }
+        try statement.forEachRow([.text(table)]) { names.append(statement.string(at: 0)) }
         return names
     }
 
@@ -231,13 +252,16 @@ public final class MigrationContext {
                     .invalidQuery, "Migration step '\(stepName)' drops column \(column) of \(table), which has no such column.",
                     column: column, value: table)
             }
-            // SQLite refuses to drop an indexed column; the index has no use without it.
-            let indexes = try connection.makeStatement(
-                "SELECT DISTINCT i.name FROM main.sqlite_master AS i, pragma_index_info(i.name) AS c WHERE i.type = 'index' AND i.tbl_name = ? COLLATE NOCASE AND i.sql IS NOT NULL AND c.name = ? COLLATE NOCASE"
-            )
-            var names: [String] = []
-            try indexes.forEachRow([.text(table), .text(column)]) { names.append(indexes.string(at: 0)) }
-            for name in names { try connection.execute("DROP INDEX \(quoted(name))") }
+            // SQLite refuses to drop an indexed column; the index has no use without it. (A
+            // server drops such indexes with the column.)
+            if connection.capabilities.sqliteCatalog {
+                let indexes = try connection.makeStatement(
+                    "SELECT DISTINCT i.name FROM main.sqlite_master AS i, pragma_index_info(i.name) AS c WHERE i.type = 'index' AND i.tbl_name = ? COLLATE NOCASE AND i.sql IS NOT NULL AND c.name = ? COLLATE NOCASE"
+                )
+                var names: [String] = []
+                try indexes.forEachRow([.text(table), .text(column)]) { names.append(indexes.string(at: 0)) }
+                for name in names { try connection.execute("DROP INDEX \(quoted(name))") }
+            }
             // Nor a column a trigger names: the full-text index's triggers may; the model's
             // next use makes the index again from what it declares then.
             try SchemaMigrator.dropSearchIndex(ofTable: table, on: connection)

@@ -46,6 +46,17 @@ struct TableRebuild {
         self.consumed = Set(consumed.map { $0.lowercased() })
         self.dropping = dropping
         self.step = step
+        // The procedure reads SQLite's catalog (its tables' SQL, triggers, views) to carry
+        // everything over; a server changes a table in place instead.
+        guard connection.capabilities.sqliteCatalog else {
+            throw ModelStoreError(
+                .unsupported,
+                "Migration step '\(step)' rebuilds \(table.modelName)'s table (rebuild or transform), which runs on SQLite only for now; the store is on \(connection.dialect.name). Nothing was changed.",
+                model: table.modelName, value: source,
+                suggestion:
+                    "Change the table in place with SQL in the step, which \(connection.dialect.name) runs inside the step's transaction: step.execute(\"ALTER TABLE … ALTER COLUMN … TYPE … USING …\"), ADD or DROP CONSTRAINT, UPDATE."
+            )
+        }
         let statement = try connection.makeStatement("PRAGMA main.table_info(\(quoted(source)))")
         var columns: [OldColumn] = []
         try statement.forEachRow {

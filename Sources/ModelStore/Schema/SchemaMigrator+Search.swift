@@ -62,12 +62,14 @@ extension SchemaMigrator {
     /// table rebuild (which renumbers rowids the index refers to, and would carry its
     /// triggers over unchanged); the next `prepare` makes it again from the rows.
     static func dropSearchIndex(ofTable tableName: String, on connection: Connection) throws {
+        guard connection.capabilities.fullTextSearch else { return }
         try drop(try storedSearchIndex(ofTable: tableName, on: connection), on: connection)
     }
 
     /// The names of the tables that make up full-text indexes in the file (the FTS5 tables
     /// and their shadow tables): part of a model's storage, not tables of their own.
     static func searchIndexTables(on connection: Connection) throws -> Set<String> {
+        guard connection.capabilities.fullTextSearch else { return [] }
         var names = Set<String>()
         let statement = try connection.makeStatement(
             "SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE %USING fts5(%'")

@@ -61,6 +61,7 @@ enum SchemaRenamer {
         var tableFound = try exists("table", table.tableName, on: connection)
         if !tableFound, let old = try present(former.tables, as: "table", on: connection, model: model, current: table.tableName) {
             statements.append("ALTER TABLE \(quoted(old)) RENAME TO \(table.quotedTable)")
+            statements += try constraintRenames(from: old, to: table.tableName, on: connection)
             tableFound = true
             statements += try columnRenames(
                 in: old, renamedTo: table.tableName, former.columns, on: connection, model: model)
@@ -89,14 +90,39 @@ enum SchemaRenamer {
         return statements
     }
 
+    /// Where foreign keys are constraints named after their table (`linkAfterTables`), those
+    /// named after the table's old name take its new one: under the old names the store would
+    /// not find them, and would add each link's constraint a second time.
+    private static func constraintRenames(from old: String, to new: String, on connection: Connection) throws -> [String] {
+        guard let exists = connection.dialect.constraintExistsSQL else { return [] }
+        let limit = connection.dialect.maximumNameLength
+        var statements: [String] = []
+        // The primary key's, named by the server after the table: tidy, and free for a new
+        // table of the old name.
+        let oldKey = SchemaMigrator.shortened("\(old)_pkey", to: limit)
+        let newKey = SchemaMigrator.shortened("\(new)_pkey", to: limit)
+        if try connection.scalar(exists, [.text(oldKey)]) != nil, try connection.scalar(exists, [.text(newKey)]) == nil {
+            statements.append("ALTER TABLE \(quoted(new)) RENAME CONSTRAINT \(quoted(oldKey)) TO \(quoted(newKey))")
+        }
+        var offset = 0
+        while true {
+            let oldName = SchemaMigrator.shortened("fk_\(old)_\(offset)", to: limit)
+            guard try connection.scalar(exists, [.text(oldName)]) != nil else { break }
+            let newName = SchemaMigrator.shortened("fk_\(new)_\(offset)", to: limit)
+            if try connection.scalar(exists, [.text(newName)]) == nil {
+                statements.append("ALTER TABLE \(quoted(new)) RENAME CONSTRAINT \(quoted(oldName)) TO \(quoted(newName))")
+            }
+            offset += 1
+        }
+        return statements
+    }
+
     /// `RENAME COLUMN` for each current column missing from `source` whose former name it has.
     private static func columnRenames(
         in source: String, renamedTo target: String, _ formers: [String: [String]], on connection: Connection, model: String
     ) throws -> [String] {
         guard !formers.isEmpty else { return [] }
-        var stored = Set<String>()
-        let statement = try connection.makeStatement("PRAGMA table_info(\(quoted(source)))")
-        try statement.forEachRow { stored.insert(statement.string(at: 1).lowercased()) }
+        let stored = Set(try MigrationContext.columns(of: source, on: connection).map { $0.lowercased() })
         var statements: [String] = []
         for (column, names) in formers.sorted(by: { $0.key < $1.key }) where !stored.contains(column.lowercased()) {
             let found = names.filter { stored.contains($0.lowercased()) }

@@ -144,11 +144,14 @@ final class ConnectionPool: @unchecked Sendable {
         case .unavailable(let error):
             throw error
         case .remote(let opener):
-            guard migrations.steps.isEmpty else {
+            // A copy of the database is a file's; a server's steps roll back with their DDL.
+            guard !migrations.backsUp || migrations.steps.isEmpty else {
                 throw ModelStoreError(
                     .unsupported,
-                    "Versioned migration steps run on SQLite stores only for now; the store at \(opener.description) is on \(opener.dialect.name).",
-                    suggestion: "Open the \(opener.dialect.name) store without migrations; tables still gain new columns automatically.")
+                    "backsUpBeforeMigrating copies a SQLite file; the store at \(opener.description) is on \(opener.dialect.name), whose data is not one file. Nothing was run.",
+                    suggestion:
+                        "Open it without backsUpBeforeMigrating: each step runs in a transaction with its DDL, so a failed step leaves the database as it was. For a copy, use the server's tools (pg_dump) before deploying."
+                )
             }
             let connection = try Connection(
                 remote: opener.open(RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: false)), dialect: opener.dialect)

@@ -124,3 +124,50 @@ final class BackendStore: Sendable {
     struct Sum: Decodable, Sendable { var total: Int64 }
     #expect(try store.store.findFirst(Sum.self, sql: "SELECT 1 + 1 AS total")?.total == 2)
 }
+
+/// One database that several stores open, in turn or at once, as programs (or releases of
+/// one program) do: a SQLite file in a directory of its own, or a PostgreSQL schema of its
+/// own. Both go when this does.
+final class BackendDatabase: Sendable {
+    let backend: Backend
+    private let directory: URL
+    private let schema: String
+
+    init(_ backend: Backend) throws {
+        self.backend = backend
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("database-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+    }
+
+    /// A new store on the database: a program starting.
+    func open(_ configuration: ModelStore.Configuration = ModelStore.Configuration()) throws -> ModelStore {
+        switch backend {
+        case .sqlite:
+            return try ModelStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration)
+        case .postgres:
+            #if PostgreSQL
+                guard let url = Backend.postgresURL else {
+                    throw ModelStoreError(.cannotOpen, "MODELSTORE_REQUIRE_POSTGRES=1 but MODELSTORE_POSTGRES_URL names no server.")
+                }
+                var server = try PostgresConfiguration(url: url)
+                server.schema = schema
+                return try ModelStore(postgres: server, configuration: configuration)
+            #else
+                throw ModelStoreError(.cannotOpen, "These tests were built without the PostgreSQL trait.")
+            #endif
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+        #if PostgreSQL
+            if backend == .postgres, let url = Backend.postgresURL, let server = try? PostgresConfiguration(url: url),
+                let admin = try? ModelStore(postgres: server)
+            {
+                _ = try? admin.execute(SQLStatement(stringLiteral: "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"))
+                try? admin.close()
+            }
+        #endif
+    }
+}

@@ -1,0 +1,319 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+private struct Crate: StoredModel, Equatable {
+    var id: Int64
+    var label: String
+    var weight: Double?
+    static let primaryKey = ["id"]
+    static let indexes: [TableIndex<Crate>] = [.on(\.label)]
+}
+
+/// Release 2 of `Crate`: a note every crate has, filled by a step.
+private struct CrateWithNote: StoredModel, Equatable {
+    var id: Int64
+    var label: String
+    var weight: Double?
+    var note: String?
+    static let primaryKey = ["id"]
+    static let tableName = "Crate"
+}
+
+private struct StepFailure: Error, CustomStringConvertible {
+    var description: String { "the step gave up" }
+}
+
+/// The table a step writes to say it ran: its rows are the steps that ran, in order.
+private func logging(_ name: String, pause: TimeInterval = 0) -> MigrationStep {
+    MigrationStep(name) { step in
+        try step.execute("CREATE TABLE IF NOT EXISTS steplog (position INTEGER, name TEXT)")
+        if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+        try step.execute("INSERT INTO steplog (position, name) SELECT count(*), ? FROM steplog", arguments: [name])
+    }
+}
+
+private func log(_ store: ModelStore) throws -> [String] {
+    try store.rawRows("SELECT name FROM steplog ORDER BY position").map { row in
+        guard case .text(let name) = row[0] else { return "?" }
+        return name
+    }
+}
+
+private let crates = [
+    Crate(id: 1, label: "lamp", weight: 1.25), Crate(id: 2, label: "fan", weight: nil), Crate(id: 3, label: "kettle", weight: 0.9),
+]
+
+/// Versioned steps and declared renames, one body on SQLite (a file) and on PostgreSQL (a
+/// schema): a database that two releases of a program open in turn.
+@Suite("Migrations on both backends")
+struct MigrationsOnBothBackendsTests {
+    private func seeded(_ backend: Backend) throws -> BackendDatabase {
+        let database = try BackendDatabase(backend)
+        let store = try database.open()
+        _ = try Crate.save(crates, in: store)
+        try store.close()
+        return database
+    }
+
+    private func open(_ database: BackendDatabase, _ steps: [MigrationStep]) throws -> ModelStore {
+        try database.open(.init(migrations: steps))
+    }
+
+    @Test(arguments: Backend.available)
+    func stepsRunOnceEachInOrderAndTheDatabaseRecordsThem(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        try open(database, [logging("a"), logging("b")]).close()
+        try open(database, [logging("a"), logging("b")]).close()
+        let store = try open(database, [logging("a"), logging("b"), logging("c")])
+        defer { try? store.close() }
+        #expect(try store.appliedMigrations() == ["a", "b", "c"])
+        #expect(try log(store) == ["a", "b", "c"])
+        #expect(try Crate.findAll(in: store).sorted { $0.id < $1.id } == crates)
+    }
+
+    @Test(arguments: Backend.available)
+    func aNewDatabaseRecordsEveryStepWithoutRunningIt(_ backend: Backend) throws {
+        let database = try BackendDatabase(backend)
+        let store = try open(database, [logging("a"), logging("b")])
+        defer { try? store.close() }
+        #expect(try store.appliedMigrations() == ["a", "b"])
+        #expect(try Crate.count(in: store) == 0)
+        #expect(throws: ModelStoreError.self) { try log(store) }
+    }
+
+    @Test(arguments: Backend.available)
+    func aDatabaseMigratedByAnotherReleasesStepsIsRefusedAndNothingRuns(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        try open(database, [logging("a"), logging("b")]).close()
+        for steps in [[logging("a"), logging("x")], [], [logging("b"), logging("a")]] {
+            let error = #expect(throws: ModelStoreError.self) { try open(database, steps).close() }
+            #expect(error?.code == .invalidModel, "\(steps.map(\.name))")
+            #expect(error?.message.contains("Nothing was run") == true, "\(error?.message ?? "")")
+        }
+        let store = try open(database, [logging("a"), logging("b")])
+        defer { try? store.close() }
+        #expect(try log(store) == ["a", "b"])
+    }
+
+    @Test(arguments: Backend.available)
+    func aFailingStepRollsBackItsDataAndItsSchemaChangesAndRunsAgainNextTime(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let failing = MigrationStep("note") { step in
+            try step.execute(#"ALTER TABLE "Crate" ADD COLUMN note TEXT"#)
+            try step.execute("CREATE TABLE extra (id INTEGER)")
+            try step.execute(#"UPDATE "Crate" SET label = 'changed', note = 'n'"#)
+            try step.execute(#"CREATE INDEX crate_note ON "Crate" (note)"#)
+            throw StepFailure()
+        }
+        let error = #expect(throws: ModelStoreError.self) { try open(database, [logging("a"), failing]).close() }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("Migration step 'note' failed and was rolled back") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("the step gave up") == true, "\(error?.message ?? "")")
+
+        // The step before it stands; the failed one left nothing: no column, table, index or change.
+        let after = try open(database, [logging("a")])
+        #expect(try after.appliedMigrations() == ["a"])
+        #expect(try Crate.findAll(in: after).sorted { $0.id < $1.id } == crates)
+        let test = try #require(try? after.rawRows(#"SELECT * FROM "Crate" WHERE id = 1"#).first)
+        #expect(test.count == 3, "the column the failed step added is gone")
+        #expect(throws: ModelStoreError.self) { try after.rawRows("SELECT * FROM extra") }
+        try after.close()
+
+        let fixed = MigrationStep("note") { step in
+            try step.prepare(CrateWithNote.self)
+            try step.execute(#"UPDATE "Crate" SET note = label || '!'"#)
+        }
+        let store = try open(database, [logging("a"), fixed])
+        defer { try? store.close() }
+        #expect(try store.appliedMigrations() == ["a", "note"])
+        #expect(try CrateWithNote.findAll(in: store).sorted { $0.id < $1.id }.map(\.note) == ["lamp!", "fan!", "kettle!"])
+    }
+
+    @Test(arguments: Backend.available)
+    func aStepCannotEndItsOwnTransaction(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        for control in ["COMMIT", "ROLLBACK", "BEGIN", "  commit", "SAVEPOINT s", "END"] {
+            let error = #expect(throws: ModelStoreError.self) {
+                try open(database, [
+                    MigrationStep("sneaky") { step in
+                        try step.execute(#"UPDATE "Crate" SET label = 'changed'"#)
+                        try step.execute(control)
+                    }
+                ]).close()
+            }
+            #expect(error?.code == .migrationFailed, "\(control)")
+            #expect(error?.message.contains("begin, commit or roll back") == true, "\(control): \(error?.message ?? "")")
+            let store = try database.open()
+            #expect(try Crate.findAll(in: store).sorted { $0.id < $1.id } == crates, "\(control)")
+            #expect(try store.appliedMigrations().isEmpty)
+            try store.close()
+        }
+        let rows = #expect(throws: ModelStoreError.self) {
+            try open(database, [MigrationStep("reads a commit") { step in _ = try step.rows("COMMIT") }]).close()
+        }
+        #expect(rows?.message.contains("begin, commit or roll back") == true, "\(rows?.message ?? "")")
+    }
+
+    @Test(arguments: Backend.available)
+    func storesOpeningAtOnceRunEachStepExactlyOnce(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let steps = [logging("slow", pause: 0.3), logging("b"), logging("c")]
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let store = try open(database, steps)
+                #expect(try store.appliedMigrations() == ["slow", "b", "c"])
+                try store.close()
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let store = try open(database, steps)
+        defer { try? store.close() }
+        #expect(try log(store) == ["slow", "b", "c"])
+    }
+
+    @Test(arguments: Backend.available)
+    func aStepWorksThroughItsContextOnTheTablesAsTheyAre(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let store = try open(database, [
+            MigrationStep("through the context") { step in
+                #expect(try step.tableExists("Crate"))
+                #expect(try !step.tableExists("Nowhere"))
+                #expect(try step.columns(of: "Crate") == ["id", "label", "weight"])
+                #expect(try step.columns(of: "Nowhere").isEmpty)
+                let heavy = try step.rows(#"SELECT id FROM "Crate" WHERE weight > ? ORDER BY id"#, arguments: [1.0])
+                #expect(heavy == [[.integer(1)]])
+                try step.dropColumn("weight", from: "Crate")
+                try step.dropColumn("x", from: "Nowhere")
+                try step.execute("CREATE TABLE scratch (id INTEGER)")
+                try step.dropTable("scratch")
+                try step.dropTable("Nowhere")
+            }
+        ])
+        defer { try? store.close() }
+        #expect(try store.rawRows(#"SELECT * FROM "Crate" ORDER BY id"#).map(\.count) == [2, 2, 2])
+        #expect(throws: ModelStoreError.self) { try store.rawRows("SELECT * FROM scratch") }
+        let dropped = #expect(throws: ModelStoreError.self) {
+            try open(database, [
+                MigrationStep("through the context") { _ in }, MigrationStep("drops twice") { try $0.dropColumn("weight", from: "Crate") },
+            ]).close()
+        }
+        #expect(dropped?.message.contains("no such column") == true, "\(dropped?.message ?? "")")
+    }
+
+    @Test(arguments: Backend.available)
+    func thePlanListsPendingStepsAndStatementsWithoutChangingTheDatabase(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let steps = [
+            MigrationStep("note") { step in
+                try step.prepare(CrateWithNote.self)
+                try step.execute(#"UPDATE "Crate" SET note = 'x'"#)
+            }
+        ]
+        // Planned on a store that lists no steps (opening it runs none), as a deployment
+        // asks before it starts the release that lists them.
+        let store = try database.open()
+        defer { try? store.close() }
+        let plan = try store.queue.sync(flags: .barrier) {
+            let link = try store.pool.writer()
+            defer { link.traceGeneration = -1 }
+            return try link.exclusively { try MigrationPlanner.plan(steps, models: [CrateWithNote.self], on: link.connection) }
+        }
+        #expect(plan.pendingSteps == ["note"])
+        #expect(plan.statements.contains { $0.contains("ADD COLUMN") && $0.contains("note") }, "\(plan.statements)")
+        #expect(plan.statements.contains { $0.hasPrefix("UPDATE") }, "\(plan.statements)")
+        #expect(try store.appliedMigrations().isEmpty)
+        #expect(try store.rawRows(#"SELECT * FROM "Crate" WHERE id = 1"#).first?.count == 3)
+        #expect(try Crate.findAll(in: store).sorted { $0.id < $1.id } == crates)
+    }
+}
+
+// Renames: the models of release 1 and release 2.
+private enum ReleaseOne {
+    struct Kid: StoredModel, Equatable {
+        var kidId: Int64
+        var name: String
+        var pet: Pet?
+        var toys: [Toy]?
+        static let primaryKey = ["kidId"]
+        static let relationships: [Relationship<Kid>] = [.toOne(\.pet), .toMany(\.toys)]
+        static let indexes: [TableIndex<Kid>] = [.unique(\.name)]
+    }
+
+    struct Pet: StoredModel, Equatable {
+        var petId: Int64
+        var name: String
+        static let primaryKey = ["petId"]
+    }
+
+    struct Toy: StoredModel, Equatable {
+        var toyId: Int64
+        var name: String
+        static let primaryKey = ["toyId"]
+    }
+}
+
+private enum ReleaseTwo {
+    /// Kid is Child now, its name `fullName`.
+    struct Child: StoredModel, Equatable {
+        var kidId: Int64
+        var fullName: String
+        var pet: Animal?
+        static let primaryKey = ["kidId"]
+        static let relationships: [Relationship<Child>] = [.toOne(\.pet)]
+        static let indexes: [TableIndex<Child>] = [.unique(\.fullName)]
+        static let formerNames: [FormerName<Child>] = [.table(from: "Kid"), .property(\.fullName, from: "name")]
+    }
+
+    struct Animal: StoredModel, Equatable {
+        var animalId: Int64
+        var name: String
+        static let primaryKey = ["animalId"]
+        static let formerNames: [FormerName<Animal>] = [.table(from: "Pet"), .property(\.animalId, from: "petId")]
+    }
+}
+
+extension MigrationsOnBothBackendsTests {
+    @Test(arguments: Backend.available)
+    func declaredRenamesCarryRecordsLinksIndexesAndConstraintsAcross(_ backend: Backend) throws {
+        let database = try BackendDatabase(backend)
+        let first = try database.open()
+        try ReleaseOne.Kid(kidId: 1, name: "Ann", pet: ReleaseOne.Pet(petId: 5, name: "Rex"), toys: [ReleaseOne.Toy(toyId: 7, name: "ball")])
+            .save(in: first)
+        try ReleaseOne.Kid(kidId: 2, name: "Ben", pet: nil, toys: nil).save(in: first)
+        try first.close()
+
+        let next = try database.open()
+        defer { try? next.close() }
+        let children = try ReleaseTwo.Child.findAll(loading: .direct, in: next).sorted { $0.kidId < $1.kidId }
+        #expect(children.map(\.fullName) == ["Ann", "Ben"])
+        #expect(children.map(\.pet) == [ReleaseTwo.Animal(animalId: 5, name: "Rex"), nil])
+        // The unique index came along: a second Ann merges into the first (without the index
+        // she would be a third record).
+        _ = try ReleaseTwo.Child(kidId: 3, fullName: "Ann", pet: nil).save(in: next)
+        #expect(try ReleaseTwo.Child.count(in: next) == 2)
+        // So did the link's foreign key, once: a link to a missing animal is refused, and a
+        // deleted animal clears the link.
+        let dangling = #expect(throws: ModelStoreError.self) {
+            try next.rawExecute(#"UPDATE "Child" SET "pet_animalId" = 99 WHERE "kidId" = 2"#)
+        }
+        #expect(dangling?.code == .constraintViolation)
+        _ = try ReleaseTwo.Animal.delete(key: 5, in: next)
+        #expect(try ReleaseTwo.Child.find(key: 1, loading: .direct, in: next)?.pet == nil)
+        if backend == .postgres {
+            let constraints = try next.rawRows(
+                #"SELECT conname::text FROM pg_catalog.pg_constraint WHERE contype = 'f' AND conrelid = '"Child"'::regclass"#)
+            #expect(constraints == [[.text("fk_Child_0")]])
+            let keys = try next.rawRows(
+                #"SELECT conname::text FROM pg_catalog.pg_constraint WHERE contype = 'p' AND conrelid = '"Child"'::regclass"#)
+            #expect(keys == [[.text("Child_pkey")]])
+        }
+        // The old names are gone; the plan lists what no model of release 2 uses.
+        let plan = try next.migrationPlan(for: [ReleaseTwo.Child.self])
+        #expect(plan.unusedTables == ["Kid_toys", "Toy"], "\(plan.unusedTables)")
+        #expect(plan.statements.isEmpty, "\(plan.statements)")
+    }
+}
