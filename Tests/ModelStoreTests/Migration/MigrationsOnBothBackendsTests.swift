@@ -135,12 +135,15 @@ struct MigrationsOnBothBackendsTests {
         let database = try seeded(backend)
         for control in ["COMMIT", "ROLLBACK", "BEGIN", "  commit", "SAVEPOINT s", "END"] {
             let error = #expect(throws: ModelStoreError.self) {
-                try open(database, [
-                    MigrationStep("sneaky") { step in
-                        try step.execute(#"UPDATE "Crate" SET label = 'changed'"#)
-                        try step.execute(control)
-                    }
-                ]).close()
+                try open(
+                    database,
+                    [
+                        MigrationStep("sneaky") { step in
+                            try step.execute(#"UPDATE "Crate" SET label = 'changed'"#)
+                            try step.execute(control)
+                        }
+                    ]
+                ).close()
             }
             #expect(error?.code == .migrationFailed, "\(control)")
             #expect(error?.message.contains("begin, commit or roll back") == true, "\(control): \(error?.message ?? "")")
@@ -178,28 +181,34 @@ struct MigrationsOnBothBackendsTests {
     @Test(arguments: Backend.available)
     func aStepWorksThroughItsContextOnTheTablesAsTheyAre(_ backend: Backend) throws {
         let database = try seeded(backend)
-        let store = try open(database, [
-            MigrationStep("through the context") { step in
-                #expect(try step.tableExists("Crate"))
-                #expect(try !step.tableExists("Nowhere"))
-                #expect(try step.columns(of: "Crate") == ["id", "label", "weight"])
-                #expect(try step.columns(of: "Nowhere").isEmpty)
-                let heavy = try step.rows(#"SELECT id FROM "Crate" WHERE weight > ? ORDER BY id"#, arguments: [1.0])
-                #expect(heavy == [[.integer(1)]])
-                try step.dropColumn("weight", from: "Crate")
-                try step.dropColumn("x", from: "Nowhere")
-                try step.execute("CREATE TABLE scratch (id INTEGER)")
-                try step.dropTable("scratch")
-                try step.dropTable("Nowhere")
-            }
-        ])
+        let store = try open(
+            database,
+            [
+                MigrationStep("through the context") { step in
+                    #expect(try step.tableExists("Crate"))
+                    #expect(try !step.tableExists("Nowhere"))
+                    #expect(try step.columns(of: "Crate") == ["id", "label", "weight"])
+                    #expect(try step.columns(of: "Nowhere").isEmpty)
+                    let heavy = try step.rows(#"SELECT id FROM "Crate" WHERE weight > ? ORDER BY id"#, arguments: [1.0])
+                    #expect(heavy == [[.integer(1)]])
+                    try step.dropColumn("weight", from: "Crate")
+                    try step.dropColumn("x", from: "Nowhere")
+                    try step.execute("CREATE TABLE scratch (id INTEGER)")
+                    try step.dropTable("scratch")
+                    try step.dropTable("Nowhere")
+                }
+            ])
         defer { try? store.close() }
         #expect(try store.rawRows(#"SELECT * FROM "Crate" ORDER BY id"#).map(\.count) == [2, 2, 2])
         #expect(throws: ModelStoreError.self) { try store.rawRows("SELECT * FROM scratch") }
         let dropped = #expect(throws: ModelStoreError.self) {
-            try open(database, [
-                MigrationStep("through the context") { _ in }, MigrationStep("drops twice") { try $0.dropColumn("weight", from: "Crate") },
-            ]).close()
+            try open(
+                database,
+                [
+                    MigrationStep("through the context") { _ in },
+                    MigrationStep("drops twice") { try $0.dropColumn("weight", from: "Crate") },
+                ]
+            ).close()
         }
         #expect(dropped?.message.contains("no such column") == true, "\(dropped?.message ?? "")")
     }
@@ -281,8 +290,10 @@ extension MigrationsOnBothBackendsTests {
     func declaredRenamesCarryRecordsLinksIndexesAndConstraintsAcross(_ backend: Backend) throws {
         let database = try BackendDatabase(backend)
         let first = try database.open()
-        try ReleaseOne.Kid(kidId: 1, name: "Ann", pet: ReleaseOne.Pet(petId: 5, name: "Rex"), toys: [ReleaseOne.Toy(toyId: 7, name: "ball")])
-            .save(in: first)
+        try ReleaseOne.Kid(
+            kidId: 1, name: "Ann", pet: ReleaseOne.Pet(petId: 5, name: "Rex"), toys: [ReleaseOne.Toy(toyId: 7, name: "ball")]
+        )
+        .save(in: first)
         try ReleaseOne.Kid(kidId: 2, name: "Ben", pet: nil, toys: nil).save(in: first)
         try first.close()
 
