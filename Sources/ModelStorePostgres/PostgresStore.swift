@@ -121,6 +121,26 @@
         public convenience init(postgres server: PostgresConfiguration, configuration: Configuration = Configuration()) throws {
             try self.init(remote: PostgresOpener(server: server), configuration: configuration)
         }
+
+        /// What opening the server's schema with `configuration` and then using `models` would
+        /// do — the migration steps still to run, and every statement the steps and the models
+        /// would run — worked out by doing it all in one transaction that is rolled back
+        /// (PostgreSQL's DDL rolls back too). For a deployment's check before it starts a new
+        /// release. The steps' locks are held until the rollback, as they would be while
+        /// migrating: plan against a copy, or at a quiet moment.
+        ///
+        /// ```swift
+        /// let plan = try ModelStore.migrationPlan(postgres: server, configuration: .app, for: [Athlete.self, Team.self])
+        /// print(plan)
+        /// ```
+        /// - Throws: `ModelStoreError` `.cannotOpen` when the server cannot be reached,
+        ///   `.migrationFailed` naming a step that fails, `.invalidModel` for steps another
+        ///   release ran, and the model errors of `migrationPlan(for:)`.
+        public static func migrationPlan(
+            postgres server: PostgresConfiguration, configuration: Configuration = Configuration(), for models: [any StoredModel.Type]
+        ) throws -> MigrationPlan {
+            try migrationPlan(remote: PostgresOpener(server: server), configuration: configuration, for: models)
+        }
     }
 
     /// Opens the connections of a PostgreSQL store.

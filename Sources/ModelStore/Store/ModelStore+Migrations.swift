@@ -56,6 +56,17 @@ extension ModelStore {
         return try MigrationPlanner.plan(configuration.migrations, models: models, on: connection)
     }
 
+    /// `migrationPlan(at:configuration:for:)` on a database server, whose connection `opener`
+    /// makes (ModelStorePostgres's `ModelStore.migrationPlan(postgres:configuration:for:)`).
+    package static func migrationPlan(
+        remote opener: any RemoteOpener, configuration: Configuration, for models: [any StoredModel.Type]
+    ) throws -> MigrationPlan {
+        let settings = RemoteConnectionSettings(lockTimeout: configuration.busyTimeout, storeIsOpen: false)
+        let connection = try Connection(remote: opener.open(settings), dialect: opener.dialect)
+        defer { connection.close() }
+        return try MigrationPlanner.plan(configuration.migrations, models: models, on: connection)
+    }
+
     /// The names of the migration steps the store's file has run, in order.
     ///
     /// ```swift

@@ -159,6 +159,24 @@ final class BackendDatabase: Sendable {
         }
     }
 
+    /// The plan of opening the database with `configuration` and using `models`, without
+    /// opening it: `ModelStore.migrationPlan(at:)` or `(postgres:)`.
+    func migrationPlan(_ configuration: ModelStore.Configuration, for models: [any StoredModel.Type]) throws -> MigrationPlan {
+        switch backend {
+        case .sqlite:
+            return try ModelStore.migrationPlan(
+                at: directory.appendingPathComponent("store.sqlite").path, configuration: configuration, for: models)
+        case .postgres:
+            #if PostgreSQL
+                var server = try PostgresConfiguration(url: Backend.postgresURL ?? "")
+                server.schema = schema
+                return try ModelStore.migrationPlan(postgres: server, configuration: configuration, for: models)
+            #else
+                throw ModelStoreError(.cannotOpen, "These tests were built without the PostgreSQL trait.")
+            #endif
+        }
+    }
+
     deinit {
         try? FileManager.default.removeItem(at: directory)
         #if PostgreSQL

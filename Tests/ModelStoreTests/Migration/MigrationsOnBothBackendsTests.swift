@@ -222,15 +222,9 @@ struct MigrationsOnBothBackendsTests {
                 try step.execute(#"UPDATE "Crate" SET note = 'x'"#)
             }
         ]
-        // Planned on a store that lists no steps (opening it runs none), as a deployment
-        // asks before it starts the release that lists them.
+        let plan = try database.migrationPlan(.init(migrations: steps), for: [CrateWithNote.self])
         let store = try database.open()
         defer { try? store.close() }
-        let plan = try store.queue.sync(flags: .barrier) {
-            let link = try store.pool.writer()
-            defer { link.traceGeneration = -1 }
-            return try link.exclusively { try MigrationPlanner.plan(steps, models: [CrateWithNote.self], on: link.connection) }
-        }
         #expect(plan.pendingSteps == ["note"])
         #expect(plan.statements.contains { $0.contains("ADD COLUMN") && $0.contains("note") }, "\(plan.statements)")
         #expect(plan.statements.contains { $0.hasPrefix("UPDATE") }, "\(plan.statements)")
@@ -326,5 +320,44 @@ extension MigrationsOnBothBackendsTests {
         let plan = try next.migrationPlan(for: [ReleaseTwo.Child.self])
         #expect(plan.unusedTables == ["Kid_toys", "Toy"], "\(plan.unusedTables)")
         #expect(plan.statements.isEmpty, "\(plan.statements)")
+    }
+
+    @Test(arguments: Backend.available)
+    func aConnectionLostMidStepLeavesTheDatabaseAsBeforeTheStepAndTheNextOpenRunsItOnce(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let dropsOnce = Locked(true)
+        let step = MigrationStep("drops its connection") { step in
+            try step.execute(#"ALTER TABLE "Crate" ADD COLUMN note TEXT"#)
+            try step.execute(#"UPDATE "Crate" SET label = 'changed'"#)
+            guard
+                dropsOnce.withLock({ first in
+                    defer { first = false }; return first
+                })
+            else {
+                try step.execute("CREATE TABLE IF NOT EXISTS steplog (position INTEGER, name TEXT)")
+                try step.execute("INSERT INTO steplog (position, name) VALUES (0, 'ran')")
+                return
+            }
+            // The server ends the connection (an administrator, a failover); SQLite's stand-in is
+            // an interrupted step.
+            if backend == .postgres {
+                _ = try step.rows("SELECT pg_terminate_backend(pg_backend_pid())")
+            } else {
+                throw ModelStoreError(.connectionLost, "stand-in for a lost connection")
+            }
+        }
+        let error = #expect(throws: ModelStoreError.self) { try open(database, [step]).close() }
+        #expect(error?.code == .migrationFailed, "\(error?.message ?? "")")
+        let before = try database.open()
+        #expect(try before.appliedMigrations().isEmpty)
+        #expect(try Crate.findAll(in: before).sorted { $0.id < $1.id } == crates)
+        try before.close()
+        // The lock went with the connection: the next open does not wait, and runs the step once.
+        let started = Date()
+        let store = try open(database, [step])
+        defer { try? store.close() }
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(try store.appliedMigrations() == ["drops its connection"])
+        #expect(try log(store) == ["ran"])
     }
 }
