@@ -22,8 +22,18 @@ REFUSED = "a feature a PostgreSQL store refuses with .unsupported today (issue 2
 FILE = "a promise about SQLite's file, its locks or the C layer"
 SERVER = "the PostgreSQL driver's own behaviour, server-only by nature"
 INTERNAL = "a unit test of one internal type, no store behind it"
+# Migrations run on a server since round 3; these suites were written on SQLite files (backups,
+# process kills, older files) and around rebuild and transform, which a server still refuses.
+# What they promise for a server runs in Migration/MigrationsOnBothBackendsTests.
+MIGRATION_FILES = "migrations on SQLite files, or rebuild/transform a server refuses today (issue 28)"
 LEFT_OUT = {
-    "Migration/": REFUSED,
+    "Migration/HistoryTests": MIGRATION_FILES,
+    "Migration/MigrationAttackTests": MIGRATION_FILES,
+    "Migration/MigrationProcessTests": MIGRATION_FILES,
+    "Migration/MigrationStepTests": MIGRATION_FILES,
+    "Migration/OlderProgramTests": MIGRATION_FILES,
+    "Migration/RenameAndStepTests": MIGRATION_FILES,
+    "Migration/RenameTests": MIGRATION_FILES,
     "ObservationTests": REFUSED,
     "ObservationAttackTests": REFUSED,
     "Reliability/CloseUnderObserversTests": REFUSED,
@@ -99,7 +109,7 @@ def main():
     print(f"Behaviour suites: {both} of {tests} tests run on both backends ({share:.1%}).")
     print(f"All tests: {both + out_both} of {tests + out_tests} ({everything:.1%}); "
           f"{out_tests} tests in suites left out, by reason (each moves into the share when a server store has its feature):")
-    for reason in (REFUSED, FILE, SERVER, INTERNAL):
+    for reason in (REFUSED, MIGRATION_FILES, FILE, SERVER, INTERNAL):
         n = sum(t for _, t, _, r in rows if r == reason)
         print(f"  {n:4d}  {reason}")
     if minimum is not None and share < minimum:

@@ -219,7 +219,8 @@ private enum Shop15 {
     }
 }
 
-// SQLite-only: migrations and renames throw .unsupported on PostgreSQL.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
+// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
 @Suite("Migrations: a rename and a step in one release")
 struct RenameAndStepTests {
     private let directory: URL
