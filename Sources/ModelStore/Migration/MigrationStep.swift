@@ -26,6 +26,11 @@ import Foundation
 /// nothing to a table the file does not have (a model never used): its table is made in the
 /// new shape on first use. A new file runs no step: it records them all as done, since its
 /// tables are made from the current models.
+///
+/// On a PostgreSQL store, "the file" is the store's schema: the steps run the same way, each
+/// with its DDL in its transaction, and instances starting at once take turns through an
+/// advisory lock. `rebuild` and `transform` are SQLite's alone; change a table in place with
+/// `execute("ALTER TABLE …")`.
 public struct MigrationStep: Sendable {
     /// The step's name, recorded in the file once it has run. Unique within the list.
     public let name: String
