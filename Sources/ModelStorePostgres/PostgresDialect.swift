@@ -73,6 +73,53 @@
             let key = "hashtext('modelstore_migrations ' || coalesce(current_schema(), ''))"
             return ("SELECT pg_try_advisory_lock(\(key))::int::bigint", "SELECT pg_advisory_unlock(\(key))")
         }
+        var rebuildCatalog: RebuildCatalog? {
+            let table = "WITH t AS (SELECT to_regclass(format('%I.%I', current_schema(), ?::text)) AS oid) "
+            return RebuildCatalog(
+                columns: table + """
+                    SELECT a.attname::text,
+                        format_type(a.atttypid, a.atttypmod) || coalesce((SELECT ' COLLATE ' || quote_ident(co.collname)
+                            FROM pg_catalog.pg_collation co JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
+                            WHERE co.oid = a.attcollation AND a.attcollation <> ty.typcollation), ''),
+                        a.attnotnull::int::bigint, pg_get_expr(d.adbin, d.adrelid)
+                    FROM t JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid
+                    LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                    WHERE a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+                    """,
+                parts: table + """
+                    SELECT 'constraint', c.conname::text, pg_get_constraintdef(c.oid)
+                        FROM t JOIN pg_catalog.pg_constraint c ON c.conrelid = t.oid WHERE c.contype IN ('c', 'u', 'x')
+                    UNION ALL SELECT 'foreignKey', c.conname::text, pg_get_constraintdef(c.oid)
+                        FROM t JOIN pg_catalog.pg_constraint c ON c.conrelid = t.oid WHERE c.contype = 'f'
+                    UNION ALL SELECT 'trigger', g.tgname::text, ''
+                        FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid WHERE NOT g.tgisinternal
+                    UNION ALL SELECT DISTINCT 'view', v.relname::text, ''
+                        FROM t JOIN pg_catalog.pg_depend d ON d.refobjid = t.oid
+                        JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid JOIN pg_catalog.pg_class v ON v.oid = r.ev_class
+                        WHERE v.oid <> t.oid
+                    UNION ALL SELECT CASE WHEN a.attidentity <> '' THEN 'identity' ELSE 'generated' END, a.attname::text, ''
+                        FROM t JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid
+                        WHERE (a.attidentity <> '' OR a.attgenerated <> '') AND a.attnum > 0 AND NOT a.attisdropped
+                    UNION ALL SELECT 'sequence', a.attname::text, pg_get_expr(d.adbin, d.adrelid)
+                        FROM t JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid
+                        JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                        WHERE a.attgenerated = '' AND pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%' AND NOT a.attisdropped
+                    """,
+                indexes: table + """
+                    SELECT c.relname::text, pg_get_indexdef(i.indexrelid),
+                        (SELECT coalesce(string_agg(coalesce(a.attname::text, ''), ',' ORDER BY k.n), '')
+                            FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+                            LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum AND k.attnum > 0)
+                    FROM t JOIN pg_catalog.pg_index i ON i.indrelid = t.oid JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+                    WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k WHERE k.conindid = i.indexrelid AND k.conrelid = t.oid)
+                    ORDER BY c.relname
+                    """,
+                references: table + """
+                    SELECT c.conrelid::regclass::text, c.conname::text, pg_get_constraintdef(c.oid)
+                    FROM t JOIN pg_catalog.pg_constraint c ON c.confrelid = t.oid WHERE c.contype = 'f' AND c.conrelid <> t.oid
+                    ORDER BY 1, 2
+                    """)
+        }
         func existsIgnoringCaseSQL(index: Bool) -> String {
             index
                 ? "SELECT 1 FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND lower(indexname) = lower(?)"

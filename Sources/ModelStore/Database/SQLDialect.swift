@@ -92,6 +92,9 @@ package protocol SQLDialect: Sendable {
     /// when it got the lock and never waits. nil where each step's write transaction already
     /// makes them take turns (SQLite's lock on its file).
     var migrationLockSQL: (take: String, release: String)? { get }
+    /// The catalog queries a table rebuild reads where the backend's catalog is not SQLite's;
+    /// nil where the rebuild reads SQLite's own (`sqliteCatalog`).
+    var rebuildCatalog: RebuildCatalog? { get }
     /// A statement that moves the key sequence of `table`'s assigned integer key past every
     /// stored key (records saved with keys of their own do not move it); nil when the
     /// database takes the largest key plus one by itself (SQLite's rowid).
@@ -118,6 +121,32 @@ package protocol SQLDialect: Sendable {
     /// `columnType` declared) names so that text compares by its bytes, as SQLite's BINARY
     /// and Swift's `<` on `String` scalars do; "" where the column already does.
     func byteOrderCollation(forDeclaredType declaredType: String) -> String
+}
+
+/// The queries with which a migration step's `rebuild` and `transform` read a table they
+/// replace, on a backend whose catalog is not SQLite's. Each takes the table's name (as
+/// stored, in the store's schema) as its one parameter.
+package struct RebuildCatalog: Sendable {
+    /// One row per column, in order: name, declared type, 1 when NOT NULL (else 0), and the
+    /// DEFAULT expression (or NULL).
+    package var columns: String
+    /// One row per part of the table a rebuild from a model could lose, as (kind, name,
+    /// detail): `constraint` (CHECK, UNIQUE, EXCLUDE), `foreignKey`, `trigger`, `view`, and the
+    /// columns that are `identity`, `generated`, or draw their DEFAULT from a `sequence`.
+    package var parts: String
+    /// One row per index not behind a constraint: name, the statement that makes it, and its
+    /// columns joined by commas ('' for an expression).
+    package var indexes: String
+    /// One row per foreign key of another table that refers to this one: the referring
+    /// table (as SQL names it), the constraint's name, its definition.
+    package var references: String
+
+    package init(columns: String, parts: String, indexes: String, references: String) {
+        self.columns = columns
+        self.parts = parts
+        self.indexes = indexes
+        self.references = references
+    }
 }
 
 /// What a backend can do, each answered once by its dialect: the engine asks these where the
@@ -253,6 +282,7 @@ struct SQLiteDialect: SQLDialect {
     var tableNamesSQL: String { "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*'" }
     var schemaObjectNamesSQL: String { "SELECT name FROM main.sqlite_master" }
     var migrationLockSQL: (take: String, release: String)? { nil }
+    var rebuildCatalog: RebuildCatalog? { nil }
     func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String? { nil }
     func arrayParameter(_ values: [SQLValue]) -> SQLValue? { nil }
     func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String? { nil }

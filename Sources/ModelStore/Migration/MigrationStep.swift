@@ -192,7 +192,7 @@ public final class MigrationContext {
     ///   `.schemaMismatch` for a stored table that does not fit.
     public func prepare<M: StoredModel>(_ type: M.Type) throws {
         let connection = try active()
-        try connection.inTransaction { try SchemaMigrator.prepare(TableDescription.of(type), on: connection) }
+        try connection.inTransaction { try SchemaMigrator.prepareWithLinks(TableDescription.of(type), on: connection) }
     }
 
     /// Rebuilds `M`'s table with `M`'s columns, types, NOT NULLs and key, copying every row

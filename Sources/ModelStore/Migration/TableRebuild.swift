@@ -46,24 +46,15 @@ struct TableRebuild {
         self.consumed = Set(consumed.map { $0.lowercased() })
         self.dropping = dropping
         self.step = step
-        // The procedure reads SQLite's catalog (its tables' SQL, triggers, views) to carry
-        // everything over; a server changes a table in place instead.
-        guard connection.capabilities.sqliteCatalog else {
-            throw ModelStoreError(
-                .unsupported,
-                "Migration step '\(step)' rebuilds \(table.modelName)'s table (rebuild or transform), which runs on SQLite only for now; the store is on \(connection.dialect.name). Nothing was changed.",
-                model: table.modelName, value: source,
-                suggestion:
-                    "Change the table in place with SQL in the step, which \(connection.dialect.name) runs inside the step's transaction: step.execute(\"ALTER TABLE … ALTER COLUMN … TYPE … USING …\"), ADD or DROP CONSTRAINT, UPDATE."
-            )
-        }
-        let statement = try connection.makeStatement("PRAGMA main.table_info(\(quoted(source)))")
         var columns: [OldColumn] = []
-        try statement.forEachRow {
+        let statement = try connection.makeStatement(
+            connection.dialect.rebuildCatalog?.columns
+                ?? "SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info(?) ORDER BY cid")
+        try statement.forEachRow([.text(source)]) {
             columns.append(
                 OldColumn(
-                    name: statement.string(at: 1), declaredType: statement.string(at: 2), notNull: statement.int64(at: 3) != 0,
-                    defaultValue: statement.isNull(at: 4) ? nil : statement.string(at: 4)))
+                    name: statement.string(at: 0), declaredType: statement.string(at: 1), notNull: statement.int64(at: 2) != 0,
+                    defaultValue: statement.isNull(at: 3) ? nil : statement.string(at: 3)))
         }
         guard !columns.isEmpty else {
             throw ModelStoreError(
@@ -72,7 +63,11 @@ struct TableRebuild {
         }
         oldColumns = columns
         try check()
-        try refuseWhatCannotBeCarried()
+        if let catalog = connection.dialect.rebuildCatalog {
+            try refuseWhatCannotBeCarried(catalog)
+        } else {
+            try refuseWhatCannotBeCarried()
+        }
     }
 
     /// A table another tool made may have what a rebuild from the model cannot reproduce:
@@ -190,6 +185,7 @@ struct TableRebuild {
 
     /// Runs the procedure; `fill` copies the rows into the table named `TableRebuild.temporaryName`.
     func run(fill: () throws -> Void) throws {
+        if let catalog = connection.dialect.rebuildCatalog { return try run(catalog, fill: fill) }
         // The full-text index refers to rows by rowid, which the copy may renumber, and its
         // triggers name the old table: it is dropped here and made again by `prepare` below.
         try SchemaMigrator.dropSearchIndex(ofTable: source, on: connection)
@@ -197,13 +193,7 @@ struct TableRebuild {
         for object in saved.dependents {
             try connection.execute("DROP \(object.type.uppercased()) \(quoted(object.name))")
         }
-        try connection.execute("DROP TABLE IF EXISTS \(quoted(Self.temporaryName))")
-        // Carried columns keep their type, NOT NULL and DEFAULT.
-        let extraDefinitions = extras.map { column in
-            quoted(column.name) + (column.declaredType.isEmpty ? "" : " " + column.declaredType)
-                + (column.notNull ? " NOT NULL" : "") + (column.defaultValue.map { " DEFAULT (\($0))" } ?? "")
-        }
-        try connection.execute(SchemaMigrator.createTableSQL(table, named: Self.temporaryName, extraColumns: extraDefinitions))
+        try createTemporaryTable()
         try fill()
         try connection.execute("DROP TABLE \(quoted(source))")
         try connection.execute("ALTER TABLE \(quoted(Self.temporaryName)) RENAME TO \(table.quotedTable)")
@@ -217,7 +207,19 @@ struct TableRebuild {
         try SchemaMigrator.prepare(table, on: connection)
     }
 
-    private func recreate(_ sql: String, _ name: String) throws {
+    /// Creates the new table under the temporary name: the model's columns, then the carried
+    /// ones with their type, NOT NULL and DEFAULT.
+    func createTemporaryTable() throws {
+        try connection.execute("DROP TABLE IF EXISTS \(quoted(Self.temporaryName))")
+        let extraDefinitions = extras.map { column in
+            quoted(column.name) + (column.declaredType.isEmpty ? "" : " " + column.declaredType)
+                + (column.notNull ? " NOT NULL" : "") + (column.defaultValue.map { " DEFAULT (\($0))" } ?? "")
+        }
+        try connection.execute(
+            SchemaMigrator.createTableSQL(table, named: Self.temporaryName, extraColumns: extraDefinitions, dialect: connection.dialect))
+    }
+
+    func recreate(_ sql: String, _ name: String) throws {
         do {
             try connection.execute(sql)
         } catch var error as ModelStoreError {

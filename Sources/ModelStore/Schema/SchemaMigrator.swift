@@ -56,6 +56,23 @@ enum SchemaMigrator {
         try prepareSearchIndex(table, on: connection)
     }
 
+    /// `prepare`, and where foreign keys come after their tables, the tables `table` links to
+    /// (when absent) and then its links: what a store's first use of the model does, for a
+    /// migration step that prepares or rebuilds one table.
+    static func prepareWithLinks(_ table: TableDescription, on connection: Connection) throws {
+        try prepare(table, on: connection)
+        guard connection.capabilities.foreignKeysAfterTables else { return }
+        for relationship in table.relationships {
+            func prepareTarget<T: StoredModel>(_ type: T.Type) throws {
+                let target = try TableDescription.of(type)
+                guard try !SchemaRenamer.exists("table", target.tableName, on: connection) else { return }
+                try prepare(target, on: connection)
+            }
+            try prepareTarget(relationship.target)
+        }
+        try linkAfterTables(table, on: connection)
+    }
+
     /// Where foreign keys come after their tables (`foreignKeysAfterTables`), once the tables
     /// `table` links to exist: its join tables, and foreign keys on its link columns (added
     /// once, by name).

@@ -93,7 +93,7 @@ enum SchemaRenamer {
     /// Where foreign keys are constraints named after their table (`linkAfterTables`), those
     /// named after the table's old name take its new one: under the old names the store would
     /// not find them, and would add each link's constraint a second time.
-    private static func constraintRenames(from old: String, to new: String, on connection: Connection) throws -> [String] {
+    static func constraintRenames(from old: String, to new: String, on connection: Connection) throws -> [String] {
         guard let exists = connection.dialect.constraintExistsSQL else { return [] }
         let limit = connection.dialect.maximumNameLength
         var statements: [String] = []

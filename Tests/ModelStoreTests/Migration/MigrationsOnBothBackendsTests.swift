@@ -361,3 +361,188 @@ extension MigrationsOnBothBackendsTests {
         #expect(try log(store) == ["ran"])
     }
 }
+
+// Rebuilds and transforms: release 2's shapes of `Crate`.
+private struct CrateInGrams: StoredModel, Equatable {
+    var id: Int64
+    var label: String
+    var grams: Int64
+    static let primaryKey = ["id"]
+    static let tableName = "Crate"
+}
+
+/// Weight no longer optional: the column becomes NOT NULL.
+private struct CrateWeighed: StoredModel, Equatable {
+    var id: Int64
+    var label: String
+    var weight: Double
+    static let primaryKey = ["id"]
+    static let tableName = "Crate"
+}
+
+private struct CrateByLabel: StoredModel, Equatable {
+    var label: String
+    var id: Int64
+    var weight: Double?
+    static let primaryKey = ["label"]
+    static let tableName = "Crate"
+}
+
+/// A shelf holds crates: its link refers to Crate's key.
+private struct CrateShelf: StoredModel, Equatable {
+    var id: Int64
+    var crate: Crate?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<CrateShelf>] = [.toOne(\.crate)]
+}
+
+/// A key the database assigns.
+private struct Token: StoredModel, Equatable {
+    var id: Int64?
+    var text: String
+    static let primaryKey = ["id"]
+}
+
+extension MigrationsOnBothBackendsTests {
+    private func indexExists(_ name: String, in store: ModelStore) throws -> Bool {
+        try store.read { try SchemaRenamer.exists("index", name, on: $0.connection) }
+    }
+
+    @Test(arguments: Backend.available)
+    func aTransformChangesATypeLeavesRecordsOutAndKeepsTheIndexes(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let store = try open(
+            database,
+            [
+                MigrationStep("grams") { step in
+                    try step.transform(Crate.self, to: CrateInGrams.self) { old in
+                        old.weight.map { CrateInGrams(id: old.id, label: old.label, grams: Int64(($0 * 1000).rounded())) }
+                    }
+                }
+            ])
+        defer { try? store.close() }
+        #expect(
+            try CrateInGrams.findAll(in: store).sorted { $0.id < $1.id } == [
+                CrateInGrams(id: 1, label: "lamp", grams: 1250), CrateInGrams(id: 3, label: "kettle", grams: 900),
+            ])
+        let index = try TableDescription.of(Crate.self).indexes[0].name
+        #expect(try indexExists(index, in: store), "the index on label, a column both models have, came back")
+        #expect(try store.read { try MigrationContext.columns(of: "Crate", on: $0.connection) } == ["id", "label", "grams"])
+    }
+
+    @Test(arguments: Backend.available)
+    func aTransformThatThrowsHalfwayLeavesEveryRecordAsItWas(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let error = #expect(throws: ModelStoreError.self) {
+            try open(
+                database,
+                [
+                    MigrationStep("grams") { step in
+                        try step.transform(Crate.self, to: CrateInGrams.self) { old in
+                            if old.id == 3 { throw StepFailure() }
+                            return CrateInGrams(id: old.id, label: old.label, grams: 1)
+                        }
+                    }
+                ]
+            ).close()
+        }
+        #expect(error?.code == .migrationFailed)
+        let store = try database.open()
+        defer { try? store.close() }
+        #expect(try Crate.findAll(in: store).sorted { $0.id < $1.id } == crates)
+        #expect(try store.appliedMigrations().isEmpty)
+    }
+
+    @Test(arguments: Backend.available)
+    func aRebuildKeepsColumnsNoModelHasIndexesAndTheLinksOfOtherTables(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let first = try database.open()
+        _ = try first.execute(#"ALTER TABLE "Crate" ADD COLUMN legacy TEXT DEFAULT 'old'"#)
+        try CrateShelf(id: 10, crate: crates[0]).save(in: first)
+        try CrateShelf(id: 11, crate: crates[2]).save(in: first)
+        try first.close()
+
+        let store = try open(
+            database,
+            [
+                MigrationStep("weights required") { step in
+                    try step.rebuild(CrateWeighed.self, values: ["weight": "coalesce(weight, 0)"])
+                }
+            ])
+        defer { try? store.close() }
+        #expect(try CrateWeighed.findAll(in: store).sorted { $0.id < $1.id }.map(\.weight) == [1.25, 0, 0.9])
+        #expect(try store.read { try MigrationContext.columns(of: "Crate", on: $0.connection) } == ["id", "label", "weight", "legacy"])
+        #expect(try store.rawRows(#"SELECT legacy FROM "Crate" ORDER BY id"#) == [[.text("old")], [.text("old")], [.text("old")]])
+        #expect(try indexExists(TableDescription.of(Crate.self).indexes[0].name, in: store))
+        // NOT NULL now holds.
+        let missing = #expect(throws: ModelStoreError.self) {
+            try store.rawExecute(#"UPDATE "Crate" SET weight = NULL WHERE id = 1"#)
+        }
+        #expect(missing?.code == .constraintViolation)
+        try store.close()
+        // The shelves' links still refer to the crates, and a deleted crate still clears them
+        // (a store of the release that has both models as they were).
+        let next = try open(database, [MigrationStep("weights required") { _ in }])
+        defer { try? next.close() }
+        let dangling = #expect(throws: ModelStoreError.self) {
+            try next.rawExecute(#"UPDATE "CrateShelf" SET "crate_id" = 99 WHERE id = 10"#)
+        }
+        #expect(dangling?.code == .constraintViolation)
+        _ = try Crate.delete(key: 1, in: next)
+        #expect(try CrateShelf.find(key: 10, loading: .direct, in: next)?.crate == nil)
+        #expect(try CrateShelf.find(key: 11, loading: .direct, in: next)?.crate?.id == 3)
+    }
+
+    @Test(arguments: Backend.available)
+    func aRebuildWhoseNewKeyCollidesIsRolledBackWithTheConstraintNamed(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let first = try database.open()
+        _ = try Crate.save([Crate(id: 4, label: "lamp", weight: 2)], in: first)
+        try first.close()
+        let error = #expect(throws: ModelStoreError.self) {
+            try open(database, [MigrationStep("keyed by label") { try $0.rebuild(CrateByLabel.self) }]).close()
+        }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("label") == true, "\(error?.message ?? "")")
+        #expect(error?.model == "CrateByLabel", "\(error?.model ?? "")")
+        let store = try database.open()
+        defer { try? store.close() }
+        #expect(try Crate.count(in: store) == 4)
+        #expect(try indexExists(TableDescription.of(Crate.self).indexes[0].name, in: store))
+    }
+
+    @Test(arguments: Backend.available)
+    func aRebuiltTableWithAnAssignedKeyAssignsTheNextKeyAfterTheCopiedOnes(_ backend: Backend) throws {
+        let database = try BackendDatabase(backend)
+        let first = try database.open()
+        for text in ["a", "b", "c"] { try Token(id: nil, text: text).save(in: first) }
+        try first.close()
+        let store = try open(database, [MigrationStep("rebuilt") { try $0.rebuild(Token.self) }])
+        defer { try? store.close() }
+        var token = Token(id: nil, text: "d")
+        try token.save(in: store)
+        token = try #require(try Token.findAll(in: store).first { $0.text == "d" })
+        #expect(token.id == 4)
+        #expect(try Token.count(in: store) == 4)
+    }
+
+    @Test(arguments: Backend.available)
+    func aRebuildRefusesATableWithAConstraintItWouldLoseAndChangesNothing(_ backend: Backend) throws {
+        let database = try BackendDatabase(backend)
+        let first = try database.open()
+        _ = try first.execute(
+            #"CREATE TABLE "Crate" (id BIGINT PRIMARY KEY, label TEXT NOT NULL, weight DOUBLE PRECISION CHECK (weight > 0))"#)
+        _ = try Crate.save(crates.filter { $0.weight != nil }, in: first)
+        try first.close()
+        let error = #expect(throws: ModelStoreError.self) {
+            try open(database, [MigrationStep("weights required") { try $0.rebuild(CrateWeighed.self) }]).close()
+        }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("CHECK") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("would not keep") == true, "\(error?.message ?? "")")
+        let store = try database.open()
+        defer { try? store.close() }
+        #expect(try Crate.count(in: store) == 2)
+        #expect(throws: ModelStoreError.self) { try store.rawExecute(#"UPDATE "Crate" SET weight = -1"#) }
+    }
+}
