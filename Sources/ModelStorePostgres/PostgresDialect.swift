@@ -60,8 +60,14 @@
         var constraintExistsSQL: String? {
             "SELECT 1 FROM pg_catalog.pg_constraint WHERE conname = ? AND connamespace = current_schema()::regnamespace"
         }
+        // Not an extension's tables (PostGIS's spatial_ref_sys in public): no model's.
         var tableNamesSQL: String {
-            "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
+            """
+            SELECT c.relname::text FROM pg_catalog.pg_class c
+            WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = 'pg_catalog.pg_class'::regclass
+                    AND d.objid = c.oid AND d.deptype = 'e')
+            """
         }
         var schemaObjectNamesSQL: String {
             "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = current_schema() UNION ALL SELECT indexname::text FROM pg_catalog.pg_indexes WHERE schemaname = current_schema()"
@@ -70,8 +76,10 @@
         // (so the next step's snapshot is taken after the lock, and sees what another store's
         // steps committed), and the server releases it when the connection ends.
         var migrationLockSQL: (take: String, release: String)? {
-            let key = "hashtext('modelstore_migrations ' || coalesce(current_schema(), ''))"
-            return ("SELECT pg_try_advisory_lock(\(key))::int::bigint", "SELECT pg_advisory_unlock(\(key))")
+            (
+                "SELECT k FROM (SELECT hashtext('modelstore_migrations ' || coalesce(current_schema(), ''))::bigint AS k) s WHERE pg_try_advisory_lock(k)",
+                "SELECT pg_advisory_unlock(?::bigint)"
+            )
         }
         var rebuildCatalog: RebuildCatalog? {
             let table = "WITH t AS (SELECT to_regclass(format('%I.%I', current_schema(), ?::text)) AS oid) "
@@ -118,12 +126,24 @@
                     SELECT c.conrelid::regclass::text, c.conname::text, pg_get_constraintdef(c.oid)
                     FROM t JOIN pg_catalog.pg_constraint c ON c.confrelid = t.oid WHERE c.contype = 'f' AND c.conrelid <> t.oid
                     ORDER BY 1, 2
+                    """,
+                columnConstraints: """
+                    WITH t AS (SELECT to_regclass(format('%I.%I', current_schema(), ?1::text)) AS oid)
+                    SELECT c.conname::text, pg_get_constraintdef(c.oid) FROM t
+                        JOIN pg_catalog.pg_constraint c ON c.conrelid = t.oid
+                        JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attname = ?2::text
+                        WHERE c.contype IN ('p', 'u', 'f', 'x', 'c') AND a.attnum = ANY(c.conkey)
+                    UNION ALL SELECT c.conname::text, pg_get_constraintdef(c.oid) FROM t
+                        JOIN pg_catalog.pg_constraint c ON c.confrelid = t.oid
+                        JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attname = ?2::text
+                        WHERE c.contype = 'f' AND a.attnum = ANY(c.confkey)
                     """)
         }
         func existsIgnoringCaseSQL(index: Bool) -> String {
+            // Quoted names differ by case here: the exact one first, else any other spelling.
             index
-                ? "SELECT 1 FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND lower(indexname) = lower(?)"
-                : "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower(?)"
+                ? "SELECT indexname::text FROM pg_catalog.pg_indexes WHERE schemaname = current_schema() AND lower(indexname) = lower(?1::text) ORDER BY indexname::text <> ?1::text, indexname LIMIT 1"
+                : "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower(?1::text) ORDER BY tablename::text <> ?1::text, tablename LIMIT 1"
         }
         func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String? {
             // Takes the quoted table and the key's unquoted name as ?1 and ?2.

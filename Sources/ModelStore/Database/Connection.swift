@@ -161,6 +161,15 @@ final class Connection {
         remote?.close()
     }
 
+    /// The columns of the table stored exactly as `table`, in order, as the backend's catalog
+    /// lists them (`SQLDialect.tableColumnsSQL`); empty when there is no such table.
+    func columnNames(ofTable table: String) throws -> [String] {
+        let statement = try makeStatement(dialect.tableColumnsSQL)
+        var names: [String] = []
+        try statement.forEachRow([.text(table)]) { names.append(statement.string(at: 0)) }
+        return names
+    }
+
     /// Throws `.unsupported` naming `feature` on a server's connection: it is SQLite's alone.
     func refuseUnlessLocal(_ feature: String) throws {
         guard remote != nil else { return }

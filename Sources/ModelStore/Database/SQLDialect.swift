@@ -80,17 +80,19 @@ package protocol SQLDialect: Sendable {
     /// A query returning a row when the foreign-key constraint named by its one parameter
     /// exists, for backends that add constraints after their tables (see capabilities).
     var constraintExistsSQL: String? { get }
-    /// Queries returning a row when a table, or an index, named by their one parameter exists,
-    /// ignoring case as the backend's names do.
+    /// Queries returning the stored name of a table, or an index, named by their one parameter
+    /// ignoring case (one row, or none when there is no such table or index).
     func existsIgnoringCaseSQL(index: Bool) -> String
     /// A query of the names of the schema's tables (ModelStore's own among them), one a row.
     var tableNamesSQL: String { get }
     /// A query of the names of the schema's tables and indexes, one a row.
     var schemaObjectNamesSQL: String { get }
     /// Statements that take and release a lock the connection holds across transactions, so
-    /// stores on one database running migration steps at once take turns; `take` answers 1
-    /// when it got the lock and never waits. nil where each step's write transaction already
-    /// makes them take turns (SQLite's lock on its file).
+    /// stores on one database running migration steps at once take turns: `take` never
+    /// waits, and answers the lock's key when it got the lock (no row when not); `release`
+    /// takes that key as its one parameter (a step may have changed what the key was made
+    /// from). nil where each step's write transaction already makes them take turns
+    /// (SQLite's lock on its file).
     var migrationLockSQL: (take: String, release: String)? { get }
     /// The catalog queries a table rebuild reads where the backend's catalog is not SQLite's;
     /// nil where the rebuild reads SQLite's own (`sqliteCatalog`).
@@ -124,8 +126,9 @@ package protocol SQLDialect: Sendable {
 }
 
 /// The queries with which a migration step's `rebuild` and `transform` read a table they
-/// replace, on a backend whose catalog is not SQLite's. Each takes the table's name (as
-/// stored, in the store's schema) as its one parameter.
+/// replace (and `dropColumn` the constraints on a column), on a backend whose catalog is not
+/// SQLite's. Each takes the table's name (as stored, in the store's schema) as its first
+/// parameter.
 package struct RebuildCatalog: Sendable {
     /// One row per column, in order: name, declared type, 1 when NOT NULL (else 0), and the
     /// DEFAULT expression (or NULL).
@@ -140,12 +143,18 @@ package struct RebuildCatalog: Sendable {
     /// One row per foreign key of another table that refers to this one: the referring
     /// table (as SQL names it), the constraint's name, its definition.
     package var references: String
+    /// One row per constraint that holds the column named by the second parameter (of the
+    /// table named by the first): its name and definition. For a column a step drops in
+    /// place, where the backend would drop such constraints silently along with it (SQLite
+    /// refuses instead).
+    package var columnConstraints: String
 
-    package init(columns: String, parts: String, indexes: String, references: String) {
+    package init(columns: String, parts: String, indexes: String, references: String, columnConstraints: String) {
         self.columns = columns
         self.parts = parts
         self.indexes = indexes
         self.references = references
+        self.columnConstraints = columnConstraints
     }
 }
 
@@ -277,7 +286,7 @@ struct SQLiteDialect: SQLDialect {
     var tablePreparationLockSQL: String? { nil }
     var constraintExistsSQL: String? { nil }
     func existsIgnoringCaseSQL(index: Bool) -> String {
-        "SELECT 1 FROM main.sqlite_master WHERE type = '\(index ? "index" : "table")' AND name = ? COLLATE NOCASE"
+        "SELECT name FROM main.sqlite_master WHERE type = '\(index ? "index" : "table")' AND name = ? COLLATE NOCASE"
     }
     var tableNamesSQL: String { "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*'" }
     var schemaObjectNamesSQL: String { "SELECT name FROM main.sqlite_master" }

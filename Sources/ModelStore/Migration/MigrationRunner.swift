@@ -77,12 +77,16 @@ enum MigrationRunner {
     /// that runs. `waitLimit`: how long to wait for another process's migration.
     /// A program with no steps still checks the file: one that another version's steps
     /// migrated is refused, as a differing list is.
-    static func run(_ steps: [MigrationStep], on connection: Connection, backupPath: String?, waitLimit: TimeInterval) throws {
+    /// - Returns: whether a step's transaction ran (the connection then ran the steps' SQL,
+    ///   whose session settings a server keeps).
+    @discardableResult
+    static func run(_ steps: [MigrationStep], on connection: Connection, backupPath: String?, waitLimit: TimeInterval) throws -> Bool {
         try validate(steps)
         let recorded = try applied(on: connection)
-        guard let first = try pending(steps, applied: recorded).first else { return }
-        // A step that opens another store on its own file would wait for its own write lock.
-        let file = connection.filename
+        guard let first = try pending(steps, applied: recorded).first else { return false }
+        // A step that opens another store on its own file (or schema) would wait for its own
+        // write (or migration) lock.
+        let file = connection.filename ?? connection.remote?.tablesIdentity
         let thread = ObjectIdentifier(Thread.current)
         if let file {
             let reentered = migrating.withLock { files -> Bool in
@@ -93,7 +97,7 @@ enum MigrationRunner {
             if reentered {
                 throw ModelStoreError(
                     .reentrancy,
-                    "A migration step of \(file) opened a store on the same file, whose steps would wait for the running step's write lock forever.",
+                    "A migration step of \(file) opened a store on the same database, whose steps would wait for the running step's lock forever.",
                     suggestion: "Do a step's work through its MigrationContext; open stores on the file after it has migrated.")
             }
         }
@@ -112,8 +116,8 @@ enum MigrationRunner {
         let switchesForeignKeys = connection.capabilities.sqliteCatalog
         if switchesForeignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
         defer { if switchesForeignKeys { try? connection.execute("PRAGMA foreign_keys = ON") } }
-        try withMigrationLock(on: connection, waitLimit: waitLimit, step: first.name)
-        defer { releaseMigrationLock(on: connection) }
+        let lock = try takeMigrationLock(on: connection, waitLimit: waitLimit, step: first.name)
+        defer { releaseMigrationLock(lock, on: connection) }
         for step in steps {
             try withWriteLock(on: connection, waitLimit: waitLimit, step: step.name) {
                 try connection.execute(createVersionTableSQL(connection.dialect))
@@ -129,6 +133,7 @@ enum MigrationRunner {
                 try runStep(step, position: recorded.count, on: connection, backup: backup)
             }
         }
+        return true
     }
 
     /// The table recording the steps that ran, in the backend's column types.
@@ -157,7 +162,8 @@ enum MigrationRunner {
             if checksForeignKeys { try checkForeignKeys(on: connection, except: brokenBefore) }
             try record(step.name, position: position, on: connection)
         } catch {
-            throw failure(of: step.name, error, backup: backup)
+            throw failure(
+                of: step.name, error, backup: backup, place: connection.filename == nil && connection.remote != nil ? "database" : "file")
         }
     }
 
@@ -187,7 +193,7 @@ enum MigrationRunner {
     }
 
     /// A step's error, saying which step failed, that it was undone, and where the backup is.
-    static func failure(of step: String, _ error: any Error, backup: String?) -> ModelStoreError {
+    static func failure(of step: String, _ error: any Error, backup: String?, place: String = "file") -> ModelStoreError {
         let underlying = error as? ModelStoreError
         var failure = underlying ?? ModelStoreError(.migrationFailed, "\(error)")
         failure.code = .migrationFailed
@@ -200,7 +206,7 @@ enum MigrationRunner {
                 "Name tables and columns as the file has them when the step runs: steps run first, on the file as the previous release left it, before the models' renames; transform, rebuild and prepare work in the names of the model they write."
         }
         failure.message =
-            "Migration step '\(step)' failed and was rolled back; the file is as it was before the step. "
+            "Migration step '\(step)' failed and was rolled back; the \(place) is as it was before the step. "
             + (backup.map { "A copy of the file from before migrating is at \($0). " } ?? "") + "Cause: " + cause
         if failure.value == nil { failure.value = step }
         return failure
@@ -245,10 +251,11 @@ enum MigrationRunner {
 
     /// Takes the backend's migration lock (`migrationLockSQL`), waiting up to `waitLimit` for
     /// a store elsewhere that holds it; nothing where there is none.
-    private static func withMigrationLock(on connection: Connection, waitLimit: TimeInterval, step: String) throws {
-        guard let lock = connection.dialect.migrationLockSQL else { return }
+    private static func takeMigrationLock(on connection: Connection, waitLimit: TimeInterval, step: String) throws -> SQLValue? {
+        guard let lock = connection.dialect.migrationLockSQL else { return nil }
         let deadline = Date().addingTimeInterval(waitLimit)
-        while try connection.scalar(lock.take) != .integer(1) {
+        while true {
+            if let key = try connection.scalar(lock.take) { return key }
             guard Date() < deadline else {
                 throw ModelStoreError(
                     .busy,
@@ -262,9 +269,9 @@ enum MigrationRunner {
         }
     }
 
-    private static func releaseMigrationLock(on connection: Connection) {
-        guard let lock = connection.dialect.migrationLockSQL else { return }
-        _ = try? connection.scalar(lock.release)
+    private static func releaseMigrationLock(_ key: SQLValue?, on connection: Connection) {
+        guard let lock = connection.dialect.migrationLockSQL, let key else { return }
+        _ = try? connection.scalar(lock.release, [key])
     }
 
     /// Runs `body` in a write transaction, waiting up to `waitLimit` for another process's

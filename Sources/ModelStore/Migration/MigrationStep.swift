@@ -102,7 +102,7 @@ public final class MigrationContext {
     /// server has no authorizer to refuse it as SQLite's does, and would commit the step half
     /// done.
     private func refuseTransactionControl(_ sql: String) throws {
-        let first = sql.drop { $0.isWhitespace || $0 == "(" }.prefix { $0.isLetter }.uppercased()
+        let first = Self.firstKeyword(of: sql)
         guard ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"].contains(first)
         else { return }
         throw ModelStoreError(
@@ -146,6 +146,34 @@ public final class MigrationContext {
         }
     }
 
+    /// The first word of `sql`, upper-cased, after whitespace, parentheses and comments (`--`
+    /// to the end of the line, `/* … */`, nested as PostgreSQL nests them).
+    static func firstKeyword(of sql: String) -> String {
+        var rest = Substring(sql)
+        while true {
+            rest = rest.drop { $0.isWhitespace || $0 == "(" }
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*") {
+                var depth = 0
+                while !rest.isEmpty {
+                    if rest.hasPrefix("/*") {
+                        depth += 1
+                        rest = rest.dropFirst(2)
+                    } else if rest.hasPrefix("*/") {
+                        depth -= 1
+                        rest = rest.dropFirst(2)
+                        if depth == 0 { break }
+                    } else {
+                        rest = rest.dropFirst()
+                    }
+                }
+            } else {
+                return rest.prefix { $0.isLetter }.uppercased()
+            }
+        }
+    }
+
     /// The rows of a query, each as its column values, for a step that decides by data.
     ///
     /// ```swift
@@ -173,12 +201,11 @@ public final class MigrationContext {
         try Self.columns(of: table, on: active())
     }
 
-    /// The columns of the table `table`, in order, as the backend's catalog lists them.
+    /// The columns of the table `table` (its name matched ignoring case, as `tableExists`
+    /// does), in order, as the backend's catalog lists them.
     static func columns(of table: String, on connection: Connection) throws -> [String] {
-        let statement = try connection.makeStatement(connection.dialect.tableColumnsSQL)
-        var names: [String] = []
-        try statement.forEachRow([.text(table)]) { names.append(statement.string(at: 0)) }
-        return names
+        guard let stored = try SchemaRenamer.storedName("table", table, on: connection) else { return [] }
+        return try connection.columnNames(ofTable: stored)
     }
 
     /// Brings `M`'s table up to its declaration as a store would on first use: declared
@@ -250,12 +277,30 @@ public final class MigrationContext {
         // A savepoint: a helper that fails leaves nothing behind, even when the step
         // catches its error and goes on.
         try connection.inTransaction {
-            let columns = try columns(of: table)
-            guard !columns.isEmpty else { return }
-            guard columns.contains(where: { $0.lowercased() == column.lowercased() }) else {
+            // The names as stored: a server compares quoted names by their case.
+            guard let table = try SchemaRenamer.storedName("table", table, on: connection) else { return }
+            let columns = try connection.columnNames(ofTable: table)
+            guard let column = columns.first(where: { $0.lowercased() == column.lowercased() }) else {
                 throw ModelStoreError(
                     .invalidQuery, "Migration step '\(stepName)' drops column \(column) of \(table), which has no such column.",
                     column: column, value: table)
+            }
+            // PostgreSQL would drop a key, unique or foreign-key constraint on the column with
+            // it, silently; SQLite refuses. Refused on both.
+            if let query = connection.dialect.rebuildCatalog?.columnConstraints {
+                let statement = try connection.makeStatement(query)
+                var held: [String] = []
+                try statement.forEachRow([.text(table), .text(column)]) {
+                    held.append("\(statement.string(at: 0)) (\(statement.string(at: 1)))")
+                }
+                if !held.isEmpty {
+                    throw ModelStoreError(
+                        .invalidQuery,
+                        "Migration step '\(stepName)' drops column \(column) of \(table), which the constraint \(held.joined(separator: ", ")) holds; dropping it in place would drop the constraint too.",
+                        column: column, value: table,
+                        suggestion:
+                            "Rebuild the table without it (step.rebuild(_:dropping:)), or drop the constraint first with step.execute.")
+                }
             }
             // SQLite refuses to drop an indexed column; the index has no use without it. (A
             // server drops such indexes with the column.)
@@ -277,8 +322,8 @@ public final class MigrationContext {
     /// Drops the table `name` and everything in it; nothing when the file has no such table.
     /// - Throws: `ModelStoreError` from SQLite.
     public func dropTable(_ name: String) throws {
-        guard try tableExists(name) else { return }
         let connection = try active()
+        guard let name = try SchemaRenamer.storedName("table", name, on: connection) else { return }
         try connection.inTransaction {
             // Its full-text index (an FTS5 table apart from it) goes with it.
             try SchemaMigrator.dropSearchIndex(ofTable: name, on: connection)

@@ -72,7 +72,9 @@ enum SchemaRenamer {
         for join in table.joinTables {
             guard let formerJoin = former.joinTables[join.name] else { continue }
             var source = join.name
-            if !(try exists("table", join.name, on: connection)) {
+            if let current = try storedName("table", join.name, on: connection) {
+                source = current
+            } else {
                 guard let old = try present(formerJoin.names, as: "table", on: connection, model: model, current: join.name) else {
                     continue
                 }
@@ -122,10 +124,12 @@ enum SchemaRenamer {
         in source: String, renamedTo target: String, _ formers: [String: [String]], on connection: Connection, model: String
     ) throws -> [String] {
         guard !formers.isEmpty else { return [] }
-        let stored = Set(try MigrationContext.columns(of: source, on: connection).map { $0.lowercased() })
+        // Each stored column by its lowercased name: the statements use the stored spelling.
+        var stored: [String: String] = [:]
+        for column in try connection.columnNames(ofTable: source) { stored[column.lowercased()] = column }
         var statements: [String] = []
-        for (column, names) in formers.sorted(by: { $0.key < $1.key }) where !stored.contains(column.lowercased()) {
-            let found = names.filter { stored.contains($0.lowercased()) }
+        for (column, names) in formers.sorted(by: { $0.key < $1.key }) where stored[column.lowercased()] == nil {
+            let found = names.compactMap { stored[$0.lowercased()] }
             guard !found.isEmpty else { continue }
             guard found.count == 1 else {
                 throw ModelStoreError(
@@ -144,7 +148,7 @@ enum SchemaRenamer {
         throws -> String?
     {
         var found: [String] = []
-        for name in names where try exists(type, name, on: connection) { found.append(name) }
+        for name in names { if let stored = try storedName(type, name, on: connection) { found.append(stored) } }
         guard found.count <= 1 else {
             throw ModelStoreError(
                 .schemaMismatch,
@@ -158,6 +162,16 @@ enum SchemaRenamer {
     /// Whether the main schema has a table or index named `name`, ignoring case as SQLite's
     /// names do.
     static func exists(_ type: String, _ name: String, on connection: Connection) throws -> Bool {
-        try connection.scalar(connection.dialect.existsIgnoringCaseSQL(index: type == "index"), [.text(name)]) != nil
+        try storedName(type, name, on: connection) != nil
+    }
+
+    /// The name under which the main schema has the table or index `name`, ignoring case; nil
+    /// when it has none. A server compares quoted names by their case: statements must use
+    /// this spelling, not the declared one.
+    static func storedName(_ type: String, _ name: String, on connection: Connection) throws -> String? {
+        guard
+            case .text(let stored)? = try connection.scalar(connection.dialect.existsIgnoringCaseSQL(index: type == "index"), [.text(name)])
+        else { return nil }
+        return stored
     }
 }

@@ -153,9 +153,14 @@ final class ConnectionPool: @unchecked Sendable {
                         "Open it without backsUpBeforeMigrating: each step runs in a transaction with its DDL, so a failed step leaves the database as it was. For a copy, use the server's tools (pg_dump) before deploying."
                 )
             }
-            let connection = try Connection(
-                remote: opener.open(RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: false)), dialect: opener.dialect)
-            try migrate(connection, backupPath: nil)
+            let settings = RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: false)
+            var connection = try Connection(remote: opener.open(settings), dialect: opener.dialect)
+            if try migrate(connection, backupPath: nil) {
+                // A step's SQL may have changed the session (`SET search_path`, a role, a
+                // timeout), which a server keeps past the transaction: the writer starts afresh.
+                connection.close()
+                connection = try Connection(remote: opener.open(settings), dialect: opener.dialect)
+            }
             writerLink = PooledConnection(connection)
         case .memory:
             let connection = try Connection(location: path, open: flags(reader: false), busyTimeout: busyTimeout)
@@ -223,7 +228,9 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Runs the pending migration steps on the new writer, before any work can use it. A
     /// failure closes it: the store stays unopened, and the next call tries again.
-    private func migrate(_ connection: Connection, backupPath: String?) throws {
+    /// - Returns: whether a step's transaction ran on `connection`.
+    @discardableResult
+    private func migrate(_ connection: Connection, backupPath: String?) throws -> Bool {
         guard !migrations.steps.isEmpty else {
             // No step to run, but a file another version's steps migrated is still refused.
             do {
@@ -245,7 +252,7 @@ final class ConnectionPool: @unchecked Sendable {
         let owner = self.owner
         let outcome = Result {
             guard let owner else { return try run() }
-            try SessionContext.with(store: owner, link: PooledConnection(connection), isWriter: true, isMigrating: true, run)
+            return try SessionContext.with(store: owner, link: PooledConnection(connection), isWriter: true, isMigrating: true, run)
         }
         condition.lock()
         migratingThread = nil
@@ -259,6 +266,7 @@ final class ConnectionPool: @unchecked Sendable {
             connection.close()
             throw Self.closedError(locationDescription)
         }
+        return (try? outcome.get()) ?? false
     }
 
     /// A read-only store cannot run steps; it refuses a file that still needs some, whose
