@@ -345,11 +345,21 @@
             #expect(try await BKSnack.find(key: 99_999, in: store)?.name == "after")
         }
 
-        @Test func aModelDeclaringFormerNamesIsRefusedOnAServer() throws {
+        @Test func backingUpBeforeMigratingIsRefusedOnAServerAndNoStepRuns() throws {
             let test = try BackendStore(.postgres)
-            #expect {
-                try BKRenamed(id: 1, title: "x").save(in: test.store)
-            } throws: { ($0 as? ModelStoreError)?.code == .unsupported }
+            try BKRenamed(id: 1, title: "x").save(in: test.store)
+            let error = #expect(throws: ModelStoreError.self) {
+                try test.another(
+                    configuration: .init(
+                        migrations: [MigrationStep("never") { step in try step.execute(#"DELETE FROM "BKRenamed""#) }],
+                        backsUpBeforeMigrating: true)
+                ).close()
+            }
+            #expect(error?.code == .unsupported)
+            #expect(error?.message.contains("backsUpBeforeMigrating") == true, "\(error?.message ?? "")")
+            #expect(error?.suggestion?.contains("pg_dump") == true)
+            #expect(try BKRenamed.count(in: test.store) == 1)
+            #expect(try test.store.appliedMigrations().isEmpty)
         }
 
         @Test func whatIsSQLitesAloneIsRefusedByNameOnAServerAndChangesNothing() throws {
@@ -374,7 +384,8 @@
                 refused {
                     _ = try ModelStore(
                         postgres: Backend.postgresURL!,
-                        configuration: .init(migrations: [MigrationStep("never") { step in try step.execute("SELECT 1") }]))
+                        configuration: .init(
+                            migrations: [MigrationStep("never") { step in try step.execute("SELECT 1") }], backsUpBeforeMigrating: true))
                 })
             // None of it left anything behind, and the store works.
             try BKSnack(snackId: 1, name: "after").save(in: store)
