@@ -29,8 +29,8 @@ import Foundation
 ///
 /// On a PostgreSQL store, "the file" is the store's schema: the steps run the same way, each
 /// with its DDL in its transaction, and instances starting at once take turns through an
-/// advisory lock. `rebuild` and `transform` are SQLite's alone; change a table in place with
-/// `execute("ALTER TABLE …")`.
+/// advisory lock; `rebuild` and `transform` carry the table's indexes and the foreign keys
+/// that refer to it across, as on SQLite.
 public struct MigrationStep: Sendable {
     /// The step's name, recorded in the file once it has run. Unique within the list.
     public let name: String

@@ -3,8 +3,8 @@ import ModelStoreCSQLite
 import Testing
 @testable import ModelStore
 
-// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
-// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, process
+// kills); what they promise for a server runs in MigrationsOnBothBackendsTests.
 /// A model history with relationships, v1 → v2 (declared renames) → v3 (steps): every
 /// record's values checked after each version, through the models and on disk.
 @Suite("Migrations: a v1 → v2 → v3 history")

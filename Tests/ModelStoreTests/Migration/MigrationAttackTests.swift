@@ -456,8 +456,8 @@ private enum TreeV2 {
     }
 }
 
-// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
-// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, process
+// kills); what they promise for a server runs in MigrationsOnBothBackendsTests.
 @Suite("Migrations: attacks")
 struct MigrationAttackTests {
     private let directory: URL

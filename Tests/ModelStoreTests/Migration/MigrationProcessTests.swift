@@ -4,8 +4,8 @@ import ReliabilityFixtures
 import Testing
 @testable import ModelStore
 
-// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
-// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, process
+// kills); what they promise for a server runs in MigrationsOnBothBackendsTests.
 /// Migrations against other processes: two racing to migrate one file, and one killed at
 /// random moments in the middle of migrating.
 @Suite("Migrations: several processes, and kills")

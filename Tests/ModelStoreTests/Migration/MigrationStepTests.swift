@@ -33,8 +33,8 @@ private struct StepFailure: Error, CustomStringConvertible {
     var description: String { "the step gave up" }
 }
 
-// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
-// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, process
+// kills); what they promise for a server runs in MigrationsOnBothBackendsTests.
 @Suite("Migrations: versioned steps")
 struct MigrationStepTests {
     private let directory: URL

@@ -17,8 +17,8 @@ private struct TitledNote: StoredModel, Equatable {
     static let tableName = "Note"
 }
 
-// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
-// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, process
+// kills); what they promise for a server runs in MigrationsOnBothBackendsTests.
 /// A file migrated by one version's steps, opened by a program whose list differs — an
 /// older version with no steps at all included. Its models would read `nil` for columns it
 /// does not know and write into a schema it never saw: the file is refused before anything

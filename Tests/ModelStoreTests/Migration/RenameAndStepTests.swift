@@ -219,8 +219,8 @@ private enum Shop15 {
     }
 }
 
-// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
-// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, process
+// kills); what they promise for a server runs in MigrationsOnBothBackendsTests.
 @Suite("Migrations: a rename and a step in one release")
 struct RenameAndStepTests {
     private let directory: URL

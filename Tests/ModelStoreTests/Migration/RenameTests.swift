@@ -58,8 +58,8 @@ private struct EmptyFormerName: StoredModel {
     static let formerNames: [FormerName<EmptyFormerName>] = [.table(from: "")]
 }
 
-// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, rebuild and
-// transform, which a server refuses); what they promise for a server runs in MigrationsOnBothBackendsTests.
+// SQLite-only: written on SQLite files (raw checks through SQLite's catalog, backups, process
+// kills); what they promise for a server runs in MigrationsOnBothBackendsTests.
 @Suite("Migrations: declared renames")
 struct RenameTests {
     @Test func aTableAndAColumnRenamedTwiceAreFoundUnderTheirOldestNames() throws {
