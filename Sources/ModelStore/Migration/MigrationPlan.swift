@@ -68,7 +68,7 @@ enum MigrationPlanner {
             try connection.inTransaction {
                 connection.setTrace { collector.add($0) }
                 let applied = try MigrationRunner.applied(on: connection)
-                var pending = try MigrationRunner.pending(steps, applied: applied)
+                var pending = try MigrationRunner.pending(steps, applied: applied, place: MigrationRunner.place(of: connection))
                 // A new file runs no step (see `MigrationRunner.run`).
                 if applied.isEmpty, try MigrationRunner.isNew(connection) { pending = [] }
                 try connection.execute(MigrationRunner.createVersionTableSQL(connection.dialect))

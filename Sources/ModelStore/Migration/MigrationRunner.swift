@@ -55,18 +55,18 @@ enum MigrationRunner {
     }
 
     /// The steps still to run, after checking that the file's record is the start of the list.
-    static func pending(_ steps: [MigrationStep], applied: [String]) throws -> ArraySlice<MigrationStep> {
+    static func pending(_ steps: [MigrationStep], applied: [String], place: String = "file") throws -> ArraySlice<MigrationStep> {
         for (position, name) in applied.enumerated() {
             guard position < steps.count, steps[position].name == name else {
                 let listed = steps.firstIndex { $0.name == name }
                 throw ModelStoreError(
                     .invalidModel,
                     listed == nil
-                        ? "The file records migration step '\(name)', which the store's steps do not list: it was migrated by another version of the program. Nothing was run."
-                        : "The migration steps are out of order: the file ran '\(name)' as step \(position + 1), but the list has it at \(listed! + 1). Nothing was run.",
+                        ? "The \(place) records migration step '\(name)', which the store's steps do not list: it was migrated by another version of the program. Nothing was run."
+                        : "The migration steps are out of order: the \(place) ran '\(name)' as step \(position + 1), but the list has it at \(listed! + 1). Nothing was run.",
                     value: name,
                     suggestion: listed == nil
-                        ? "Open the file with the version of the program that migrated it, or a newer one; a program keeps every shipped step in its list, in order, under its name."
+                        ? "Open the \(place) with the version of the program that migrated it, or a newer one; a program keeps every shipped step in its list, in order, under its name."
                         : "Keep shipped steps in the list, in their order, under their names; add new steps at the end.")
             }
         }
@@ -83,7 +83,7 @@ enum MigrationRunner {
     static func run(_ steps: [MigrationStep], on connection: Connection, backupPath: String?, waitLimit: TimeInterval) throws -> Bool {
         try validate(steps)
         let recorded = try applied(on: connection)
-        guard let first = try pending(steps, applied: recorded).first else { return false }
+        guard let first = try pending(steps, applied: recorded, place: place(of: connection)).first else { return false }
         // A step that opens another store on its own file (or schema) would wait for its own
         // write (or migration) lock.
         let file = connection.filename ?? connection.remote?.tablesIdentity
@@ -123,7 +123,7 @@ enum MigrationRunner {
                 try connection.execute(createVersionTableSQL(connection.dialect))
                 let recorded = try applied(on: connection)
                 // Another process may have run it while this one waited for the lock.
-                guard try pending(steps, applied: recorded).first?.name == step.name else { return }
+                guard try pending(steps, applied: recorded, place: place(of: connection)).first?.name == step.name else { return }
                 if recorded.isEmpty, try isNew(connection) {
                     // A new file: its tables will be made from the current models, so every
                     // step is done already. Recorded, none run.
@@ -163,7 +163,7 @@ enum MigrationRunner {
             try record(step.name, position: position, on: connection)
         } catch {
             throw failure(
-                of: step.name, error, backup: backup, place: connection.filename == nil && connection.remote != nil ? "database" : "file")
+                of: step.name, error, backup: backup, place: place(of: connection))
         }
     }
 
@@ -192,18 +192,25 @@ enum MigrationRunner {
         return names
     }
 
+    /// What the messages call the store's data: its file, or a server's database.
+    static func place(of connection: Connection) -> String { connection.remote == nil ? "file" : "database" }
+
     /// A step's error, saying which step failed, that it was undone, and where the backup is.
     static func failure(of step: String, _ error: any Error, backup: String?, place: String = "file") -> ModelStoreError {
         let underlying = error as? ModelStoreError
         var failure = underlying ?? ModelStoreError(.migrationFailed, "\(error)")
         failure.code = .migrationFailed
         var cause = underlying?.message ?? "\(error)"
-        if let message = underlying?.sqliteMessage, SchemaDrift(message) != nil {
+        // An undefined table or column, in SQLite's words or the server's SQLSTATE.
+        let server = underlying?.serverState
+        if let message = underlying?.sqliteMessage, SchemaDrift(message) != nil || server == "42P01" || server == "42703" {
             // Steps run before any model has checked a table: a name the step's SQL does not
             // find is the step's, not a change another program made behind the store's back.
-            cause = "the step names a table or column the file does not have when the step runs (SQLite: \(message))."
+            cause =
+                "the step names a table or column the \(place) does not have when the step runs (\(server == nil ? "SQLite" : "the server"): \(message))."
             failure.suggestion =
-                "Name tables and columns as the file has them when the step runs: steps run first, on the file as the previous release left it, before the models' renames; transform, rebuild and prepare work in the names of the model they write."
+                "Name tables and columns as the \(place) has them when the step runs: steps run first, on the \(place) as the previous release left it, before the models' renames; transform, rebuild and prepare work in the names of the model they write."
+                + (server == nil ? "" : " A server compares quoted names by their case (\"Crate\" is not crate).")
         }
         failure.message =
             "Migration step '\(step)' failed and was rolled back; the \(place) is as it was before the step. "

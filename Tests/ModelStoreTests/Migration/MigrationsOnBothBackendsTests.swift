@@ -672,6 +672,25 @@ extension MigrationsOnBothBackendsTests {
     }
 }
 
+extension MigrationsOnBothBackendsTests {
+    @Test(arguments: Backend.available)
+    func aStepNamingWhatTheDatabaseLacksIsToldItIsTheStepsNamesInTheDatabasesWords(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        for sql in [#"UPDATE "Nowhere" SET x = 1"#, #"UPDATE "Crate" SET missing = 1"#] {
+            let error = #expect(throws: ModelStoreError.self) {
+                try open(database, [MigrationStep("names what is not there") { try $0.execute(sql) }]).close()
+            }
+            #expect(error?.code == .migrationFailed)
+            let place = backend == .sqlite ? "file" : "database"
+            #expect(error?.message.contains("names a table or column the \(place) does not have") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("another program") == false, "\(error?.message ?? "")")
+        }
+        try open(database, [logging("a")]).close()
+        let refused = #expect(throws: ModelStoreError.self) { try open(database, [logging("x")]).close() }
+        #expect(refused?.message.contains(backend == .sqlite ? "The file records" : "The database records") == true)
+    }
+}
+
 /// Crate as Box, its label as title, both former names declared in another case.
 private struct CrateRenamedLoosely: StoredModel, Equatable {
     var id: Int64
