@@ -4,6 +4,10 @@
 #   scripts/postgres-cluster.sh start DIR   # initdb in DIR, start on a socket in DIR; prints the URL
 #   scripts/postgres-cluster.sh stop DIR    # stops it (the folder stays until you delete it)
 #
+# With MODELSTORE_POSTGRES_TLS=1 the cluster also listens on localhost's TCP port with TLS on: a
+# certificate authority and a server certificate for "localhost" are made in DIR/tls (ca.crt is
+# what a client trusts), for the TLS tests.
+#
 # PostgreSQL refuses to run as root: as root, the cluster runs as the `postgres` user that
 # Debian's package creates. Installs Debian's `postgresql` when no server is found.
 set -euo pipefail
@@ -48,8 +52,25 @@ start)
         echo "postgres://modelstore@localhost:$port/modelstore?host=$dir"
         exit 0
     fi
+    listen="-c listen_addresses=''"
+    if [ "${MODELSTORE_POSTGRES_TLS:-0}" = "1" ]; then
+        tls="$dir/tls"
+        if [ ! -f "$tls/server.crt" ]; then
+            as_owner mkdir -p "$tls"
+            as_owner openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=ModelStore test CA" \
+                -keyout "$tls/ca.key" -out "$tls/ca.crt" >/dev/null 2>&1
+            as_owner openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+                -keyout "$tls/server.key" -out "$tls/server.csr" >/dev/null 2>&1
+            printf 'subjectAltName=DNS:localhost\n' | as_owner tee "$tls/san.ext" >/dev/null
+            as_owner openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial \
+                -days 2 -extfile "$tls/san.ext" -out "$tls/server.crt" >/dev/null 2>&1
+            as_owner chmod 600 "$tls/server.key"
+            chmod 755 "$dir" "$tls" 2>/dev/null || true
+        fi
+        listen="-c listen_addresses=localhost -c ssl=on -c ssl_cert_file=$tls/server.crt -c ssl_key_file=$tls/server.key"
+    fi
     as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-        -o "-k $dir -p $port -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        -o "-k $dir -p $port $listen -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
         start >&2
     as_owner "$bindir/createdb" -h "$dir" -p "$port" -U modelstore modelstore 2>/dev/null || true
     echo "postgres://modelstore@localhost:$port/modelstore?host=$dir"

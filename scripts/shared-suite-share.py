@@ -57,6 +57,7 @@ LEFT_OUT = {
     "Reliability/LockTests": FILE,
     "Reliability/SharedFileTests": FILE,
     "Backends/PostgresReliabilityTests": SERVER,
+    "Backends/PostgresTLSTests": SERVER,
     "Backends/DialectTests": SERVER,
     "StoreQueueTests": INTERNAL,
     "Coverage/ColumnMaskTests": INTERNAL,

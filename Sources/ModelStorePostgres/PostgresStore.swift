@@ -1,6 +1,7 @@
 #if PostgreSQL
     import Foundation
     import ModelStore
+    import NIOSSL
     import PostgresNIO
 
     /// Where a PostgreSQL server is and how to log in: what `ModelStore(postgres:)` connects to.
@@ -10,10 +11,29 @@
     /// let socket = PostgresConfiguration(socketPath: "/run/postgresql/.s.PGSQL.5432", username: "app", database: "shop")
     /// ```
     ///
-    /// TLS is off: for a server on this machine or a private network. A server across an open
-    /// network needs TLS; `PostgresConfiguration(connection:)` takes postgres-nio's own
-    /// configuration, TLS included.
+    /// TLS is off unless asked for: by the URL's `sslmode` (and `sslrootcert`), as libpq reads
+    /// them, or `useTLS(_:rootCertificates:)`. A server across an open network needs
+    /// `verify-full`. `PostgresConfiguration(connection:)` takes postgres-nio's own
+    /// configuration as it is.
     public struct PostgresConfiguration: Sendable {
+        /// How connections use TLS, as libpq's `sslmode` names it. On a Unix-domain socket
+        /// there is no TLS, and the mode is ignored, as libpq ignores it.
+        public enum TLSMode: String, Sendable, CaseIterable {
+            /// No TLS.
+            case disable
+            /// TLS when the server offers it, without checking its certificate (libpq's
+            /// `allow`, which tries without TLS first, is taken as `prefer`).
+            case allow, prefer
+            /// TLS always; the certificate is checked only against `rootCertificates` when
+            /// given (as libpq does with `sslrootcert`), else not at all.
+            case require
+            /// TLS always, with a certificate signed by a trusted authority, for any host name.
+            case verifyCA = "verify-ca"
+            /// TLS always, with a certificate signed by a trusted authority and naming the host
+            /// connected to: the mode for a server across a network you do not control.
+            case verifyFull = "verify-full"
+        }
+
         /// postgres-nio's configuration of each connection.
         public var connection: PostgresConnection.Configuration
         /// Where the server is, for messages (never the password).
@@ -36,6 +56,9 @@
         /// `pg_stat_activity`). Default: "ModelStore".
         public var applicationName = "ModelStore"
 
+        /// Whether the connection goes through a Unix-domain socket, which has no TLS.
+        private var usesSocket = false
+
         /// How long connecting may take before it fails (`.cannotOpen` while a store opens,
         /// `.connectionLost` later). Default: 10 seconds.
         public var connectTimeout: TimeInterval {
@@ -53,6 +76,46 @@
         public init(socketPath: String, username: String, password: String? = nil, database: String) {
             self.connection = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
             self.description = "postgres://\(username)@\(socketPath)/\(database)"
+            self.usesSocket = true
+        }
+
+        /// Sets how the store's connections use TLS. `rootCertificates` is a PEM file of the
+        /// authorities to trust (libpq's `sslrootcert`); without it, the system's.
+        ///
+        /// ```swift
+        /// var server = try PostgresConfiguration(url: "postgres://app@db.example.com/shop")
+        /// try server.useTLS(.verifyFull, rootCertificates: "/etc/ssl/certs/db-ca.pem")
+        /// ```
+        /// - Throws: `ModelStoreError` `.cannotOpen` when `rootCertificates` cannot be read
+        ///   as PEM certificates.
+        public mutating func useTLS(_ mode: TLSMode, rootCertificates: String? = nil) throws {
+            guard mode != .disable, !usesSocket else {
+                connection.tls = .disable
+                return
+            }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            switch mode {
+            case .verifyFull: tls.certificateVerification = .fullVerification
+            case .verifyCA: tls.certificateVerification = .noHostnameVerification
+            default: tls.certificateVerification = rootCertificates == nil ? .none : .noHostnameVerification
+            }
+            if let rootCertificates {
+                do {
+                    tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(rootCertificates))
+                } catch {
+                    throw ModelStoreError(
+                        .cannotOpen, "The root certificates at \(rootCertificates) cannot be read as PEM certificates: \(error).",
+                        value: rootCertificates,
+                        suggestion: "Name a PEM file of the certificate authorities that sign the server's certificate.")
+                }
+            }
+            let context: NIOSSLContext
+            do {
+                context = try NIOSSLContext(configuration: tls)
+            } catch {
+                throw ModelStoreError(.cannotOpen, "TLS cannot be set up for \(description): \(error).", value: mode.rawValue)
+            }
+            connection.tls = mode == .allow || mode == .prefer ? .prefer(context) : .require(context)
         }
 
         /// Takes postgres-nio's configuration as it is (TLS, timeouts, options).
@@ -63,9 +126,15 @@
 
         /// Parses a connection URL: `postgres://user:password@host:port/database`. A `host`
         /// query item naming a directory connects through the socket in it, as libpq does
-        /// (`postgres://app@localhost:5432/shop?host=/var/run/postgresql`).
+        /// (`postgres://app@localhost:5432/shop?host=/var/run/postgresql`). `sslmode` and
+        /// `sslrootcert` set TLS as libpq reads them (see `TLSMode`; without `sslmode`, no
+        /// TLS), and `connect_timeout` the seconds connecting may take.
         ///
-        /// - Throws: `ModelStoreError` `.cannotOpen` naming what the URL lacks.
+        /// ```swift
+        /// let server = try PostgresConfiguration(url: "postgres://app@db.example.com/shop?sslmode=verify-full&sslrootcert=/etc/ssl/db-ca.pem")
+        /// ```
+        /// - Throws: `ModelStoreError` `.cannotOpen` naming what the URL lacks, an `sslmode`
+        ///   it does not know, or root certificates it cannot read.
         public init(url: String) throws {
             guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
                 throw ModelStoreError(
@@ -88,6 +157,21 @@
             if let seconds = components.queryItems?.first(where: { $0.name == "connect_timeout" })?.value.flatMap(Double.init), seconds > 0
             {
                 connectTimeout = seconds
+            }
+            let items = components.queryItems ?? []
+            let root = items.first(where: { $0.name == "sslrootcert" })?.value
+            if let value = items.first(where: { $0.name == "sslmode" })?.value {
+                guard let mode = TLSMode(rawValue: value) else {
+                    throw ModelStoreError(
+                        .cannotOpen,
+                        "The PostgreSQL URL \(Self.hidingPassword(url)) asks for sslmode=\(value), which is not one of libpq's modes.",
+                        value: value, suggestion: "Use one of " + TLSMode.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+                }
+                try useTLS(mode, rootCertificates: root)
+            } else if let root {
+                // libpq: a root certificate file alone verifies the authority (sslmode's
+                // default, prefer, then verifies it when TLS is used).
+                try useTLS(.prefer, rootCertificates: root)
             }
         }
 

@@ -444,14 +444,22 @@
         let port: Int
         let url: String
 
-        init(port: Int) throws {
+        /// With `tls`, the cluster also listens on localhost's TCP port with TLS, its
+        /// certificate signed by the authority in `certificateAuthority`.
+        init(port: Int, tls: Bool = false) throws {
             self.port = port
+            self.tls = tls
             directory = NSTemporaryDirectory() + "modelstore-pg-\(UUID().uuidString.prefix(8))"
-            url = try Self.script(["start", directory], port: port).trimmingCharacters(in: .whitespacesAndNewlines)
+            url = try Self.script(["start", directory], port: port, tls: tls).trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
+        let tls: Bool
+
+        /// The PEM file of the authority that signed the TLS cluster's certificate.
+        var certificateAuthority: String { directory + "/tls/ca.crt" }
+
         func restart() throws {
-            _ = try Self.script(["restart", directory], port: port)
+            _ = try Self.script(["restart", directory], port: port, tls: tls)
         }
 
         /// Stops the server, keeping its data, for `start()` to bring back.
@@ -460,7 +468,7 @@
         }
 
         func start() throws {
-            _ = try Self.script(["start", directory], port: port)
+            _ = try Self.script(["start", directory], port: port, tls: tls)
         }
 
         func stop() {
@@ -468,7 +476,7 @@
             try? FileManager.default.removeItem(atPath: directory)
         }
 
-        private static func script(_ arguments: [String], port: Int) throws -> String {
+        private static func script(_ arguments: [String], port: Int, tls: Bool = false) throws -> String {
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().deletingLastPathComponent()
             let output = NSTemporaryDirectory() + "cluster-\(UUID().uuidString).out"
@@ -481,7 +489,7 @@
             // missed the exit of a script whose server lives on (two tests at once hung in it).
             // Output goes to files, which the server the script starts may keep open.
             let command =
-                "MODELSTORE_POSTGRES_PORT=\(port) '\(root.path)/scripts/postgres-cluster.sh' "
+                "MODELSTORE_POSTGRES_PORT=\(port) MODELSTORE_POSTGRES_TLS=\(tls ? 1 : 0) '\(root.path)/scripts/postgres-cluster.sh' "
                 + arguments.map { "'\($0)'" }.joined(separator: " ") + " > '\(output)' 2> '\(errors)' < /dev/null"
             var pid: pid_t = 0
             let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
