@@ -34,8 +34,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Only ModelStorePostgres depends on it, and only with the PostgreSQL trait on.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // postgres-nio's own TLS library (no further download), for `sslmode` in a URL.
+        // postgres-nio's own dependencies (no further download): TLS for `sslmode` in a URL, a
+        // store's logger and metrics, and the store as a service of a service group.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -53,6 +57,9 @@ let package = Package(
                 "ModelStore",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
             ],
             swiftSettings: strictSwift
         ),
@@ -92,7 +99,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ModelStorePostgres", "ReliabilityFixtures", "ReliabilityHelper"],
+            dependencies: [
+                "ModelStore", "ModelStorePostgres", "ReliabilityFixtures", "ReliabilityHelper",
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
+            ],
             swiftSettings: strictSwift
         ),
     ],

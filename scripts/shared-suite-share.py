@@ -58,6 +58,7 @@ LEFT_OUT = {
     "Reliability/SharedFileTests": FILE,
     "Backends/PostgresReliabilityTests": SERVER,
     "Backends/PostgresTLSTests": SERVER,
+    "Backends/PostgresServiceTests": SERVER,
     "Backends/DialectTests": SERVER,
     "StoreQueueTests": INTERNAL,
     "Coverage/ColumnMaskTests": INTERNAL,

@@ -1,5 +1,7 @@
 #if PostgreSQL
     import Foundation
+    import Logging
+    import Metrics
     import ModelStore
     import PostgresNIO
 
@@ -33,12 +35,16 @@
             return logger
         }()
 
+        /// The statements' timers by their first word, and the counters, made once.
+        private let metrics: DriverMetrics
+
         var location: String { server.description }
         var tablesIdentity: String { server.description + " " + (server.schema ?? "") }
 
         init(server: PostgresConfiguration, settings: RemoteConnectionSettings) throws {
             self.server = server
             self.settings = settings
+            self.metrics = DriverMetrics(factory: server.metricsFactory ?? MetricsSystem.factory)
             self.connection = try connect()
         }
 
@@ -131,6 +137,10 @@
                     throw error
                 }
                 self.wakeup = wakeup
+                server.logger.info(
+                    connectedOnce ? "reconnected" : "connected",
+                    metadata: ["server": "\(server.description)", "schema": "\(server.schema ?? "")"])
+                metrics.connectionsOpened.increment()
                 connectedOnce = true
                 return connection
             } catch {
@@ -210,6 +220,7 @@
             }
             defer { if let stopping { interruption?.forget(stopping) } }
             if let interruption, interruption.isCancelled { let _: EventLoopFuture<Void> = connection.close() }
+            let started = DispatchTime.now().uptimeNanoseconds
             do {
                 // Woken by an answer or by the connection's close, whichever comes first: a
                 // connection the server terminated never leaves a call waiting.
@@ -218,12 +229,22 @@
                     limit: server.statementTimeout.map { $0 + Wait.grace })
             } catch {
                 let failure = Self.mapped(error, sql: sql)
+                metrics.errors(state: failure.serverState ?? "").increment()
+                server.logger.warning(
+                    "statement failed", metadata: ["sql": "\(sql)", "code": "\(failure.code)", "error": "\(failure.message)"])
                 if failure.code == .connectionLost {
+                    metrics.connectionsLost.increment()
+                    server.logger.info("connection lost", metadata: ["server": "\(server.description)"])
                     self.connection = nil
                     Self.release(connection)
                 }
                 if ends { inTransaction = false }
                 throw failure
+            }
+            let elapsed = DispatchTime.now().uptimeNanoseconds &- started
+            metrics.timer(for: sql).recordNanoseconds(Int64(clamping: elapsed))
+            if server.logger.logLevel <= .debug {
+                server.logger.debug("statement", metadata: ["sql": "\(sql)", "microseconds": "\(elapsed / 1000)"])
             }
             if begins { inTransaction = true } else if ends { inTransaction = false }
             if sql == "COMMIT", result.metadata.command == "ROLLBACK" {
@@ -426,6 +447,40 @@
 
         func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
             byteBuffer.writeBytes(bytes)
+        }
+    }
+
+    /// One connection's metrics (see `PostgresConfiguration.metricsFactory`): handles made once,
+    /// a statement's timer looked up by its first word.
+    final class DriverMetrics {
+        let factory: any MetricsFactory
+        let connectionsOpened: Counter
+        let connectionsLost: Counter
+        private var timers: [String: Metrics.Timer] = [:]
+        private var errorCounters: [String: Counter] = [:]
+
+        init(factory: any MetricsFactory) {
+            self.factory = factory
+            connectionsOpened = Counter(label: "modelstore_connections_opened", factory: factory)
+            connectionsLost = Counter(label: "modelstore_connections_lost", factory: factory)
+        }
+
+        func timer(for sql: String) -> Metrics.Timer {
+            // The first word names few kinds of statement, so the dimension stays small.
+            let verb = String(sql.prefix(while: \.isLetter)).uppercased()
+            if let timer = timers[verb] { return timer }
+            let timer = Metrics.Timer(label: "modelstore_statement_duration", dimensions: [("statement", verb)], factory: factory)
+            timers[verb] = timer
+            return timer
+        }
+
+        /// By SQLSTATE (`23505`, `40001`, …; `08006` for a lost connection): few, and what an
+        /// operator looks up.
+        func errors(state: String) -> Counter {
+            if let counter = errorCounters[state] { return counter }
+            let counter = Counter(label: "modelstore_statement_errors", dimensions: [("sqlstate", state)], factory: factory)
+            errorCounters[state] = counter
+            return counter
         }
     }
 #endif

@@ -1,5 +1,7 @@
 #if PostgreSQL
     import Foundation
+    import Logging
+    import Metrics
     import ModelStore
     import NIOSSL
     import PostgresNIO
@@ -55,6 +57,24 @@
         /// The name the server shows for the store's connections (`application_name` in
         /// `pg_stat_activity`). Default: "ModelStore".
         public var applicationName = "ModelStore"
+
+        /// Where the store's connections log (swift-log): each connect, reconnect and lost
+        /// connection at `.info`, a statement that fails at `.warning`, and every statement
+        /// with its time at `.debug` (its SQL, never its values). Default: a logger that logs
+        /// nothing.
+        ///
+        /// ```swift
+        /// server.logger = Logger(label: "shop.database")
+        /// ```
+        public var logger = Logger(label: "ModelStorePostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        /// Where the store's connections report metrics (swift-metrics); nil, the default, for
+        /// the process's (`MetricsSystem.bootstrap`). Reported: the timer
+        /// `modelstore_statement_duration` (dimension `statement`: the SQL's first word,
+        /// `SELECT`, `INSERT`, `BEGIN`, …), the counter `modelstore_statement_errors` (dimension
+        /// `sqlstate`: the server's SQLSTATE, `23505`, `40001`, …), and the counters `modelstore_connections_opened`
+        /// and `modelstore_connections_lost`.
+        public var metricsFactory: (any MetricsFactory)?
 
         /// Whether the connection goes through a Unix-domain socket, which has no TLS.
         private var usesSocket = false

@@ -1,0 +1,119 @@
+#if PostgreSQL
+    import Foundation
+    import Logging
+    import MetricsTestKit
+    @testable import ModelStore
+    import ModelStorePostgres
+    import ServiceLifecycle
+    import Testing
+
+    private let serviceServerConfigured = Backend.postgresURL != nil || Backend.postgresRequired
+
+    private struct Parcel: StoredModel, Equatable {
+        var id: Int64
+        var label: String
+        static let primaryKey = ["id"]
+    }
+
+    /// A log handler that keeps what it is given, for the tests to read.
+    private final class KeptLog: LogHandler, @unchecked Sendable {
+        // @unchecked: `entries` is Locked; the rest is set before use.
+        let entries = Locked<[(Logger.Level, String, Logger.Metadata)]>([])
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            entries.withLock { $0.append((event.level, event.message.description, event.metadata ?? [:])) }
+        }
+    }
+
+    /// The server product as a good citizen of a service: its logger, its metrics, and the
+    /// store as a swift-service-lifecycle service.
+    @Suite("PostgreSQL: logging, metrics and service lifecycle", .enabled(if: serviceServerConfigured), .serialized)
+    struct PostgresServiceTests {
+        private func server() throws -> PostgresConfiguration {
+            var server = try PostgresConfiguration(url: try #require(Backend.postgresURL))
+            server.schema = "t_svc_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+            return server
+        }
+
+        private func dropSchema(of server: PostgresConfiguration) {
+            var admin = server
+            admin.schema = nil
+            if let store = try? ModelStore(postgres: admin) {
+                _ = try? store.execute(SQLStatement(stringLiteral: "DROP SCHEMA IF EXISTS \"\(server.schema ?? "")\" CASCADE"))
+                try? store.close()
+            }
+        }
+
+        @Test func theLoggerHearsConnectsStatementsAndFailuresAndNeverTheValues() throws {
+            var server = try server()
+            defer { dropSchema(of: server) }
+            let log = KeptLog()
+            server.logger = Logger(label: "test", factory: { _ in log })
+            let store = try ModelStore(postgres: server)
+            try Parcel(id: 1, label: "secret-value").save(in: store)
+            #expect(throws: ModelStoreError.self) { try store.rawRows("SELECT * FROM nowhere") }
+            try store.close()
+            let entries = log.entries.withLock { $0 }
+            #expect(entries.contains { $0.0 == .info && $0.1 == "connected" })
+            let statements = entries.filter { $0.1 == "statement" }
+            #expect(statements.contains { "\($0.2["sql"] ?? "")".hasPrefix("INSERT INTO \"Parcel\"") }, "\(statements.map(\.2))")
+            #expect(statements.allSatisfy { $0.0 == .debug && $0.2["microseconds"] != nil })
+            #expect(entries.contains { $0.0 == .warning && $0.1 == "statement failed" && "\($0.2["sql"] ?? "")".contains("nowhere") })
+            #expect(!entries.contains { "\($0.2)".contains("secret-value") }, "values are never logged")
+        }
+
+        @Test func statementsConnectionsAndErrorsAreCountedAndTimed() throws {
+            var server = try server()
+            defer { dropSchema(of: server) }
+            let metrics = TestMetrics()
+            server.metricsFactory = metrics
+            let store = try ModelStore(postgres: server)
+            for id in Int64(1)...3 { try Parcel(id: id, label: "p\(id)").save(in: store) }
+            #expect(try Parcel.count(in: store) == 3)
+            #expect(throws: ModelStoreError.self) { try store.rawRows("SELECT * FROM nowhere") }
+            try store.close()
+            let selects = try metrics.expectTimer("modelstore_statement_duration", [("statement", "SELECT")])
+            #expect(selects.values.count >= 1)
+            #expect(selects.values.allSatisfy { $0 > 0 })
+            let inserts = try metrics.expectTimer("modelstore_statement_duration", [("statement", "INSERT")])
+            #expect(inserts.values.count >= 3)
+            let errors = try metrics.expectCounter("modelstore_statement_errors", [("sqlstate", "42P01")])
+            #expect(errors.totalValue == 1)
+            #expect(try metrics.expectCounter("modelstore_connections_opened").totalValue >= 2, "a writer and a reader")
+        }
+
+        @Test func theServiceClosesTheStoreWhenItsGroupShutsDown() async throws {
+            let server = try server()
+            defer { dropSchema(of: server) }
+            let store = try ModelStore(postgres: server)
+            try await Parcel(id: 1, label: "a").save(in: store)
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            let group = ServiceGroup(services: [ModelStoreService(store)], logger: logger)
+            let running = Task { try await group.run() }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(!store.isClosed)
+            await group.triggerGracefulShutdown()
+            try await running.value
+            #expect(store.isClosed)
+            await #expect(throws: ModelStoreError.self) { try await Parcel.count(in: store) }
+        }
+
+        @Test func aCancelledServiceClosesTheStoreToo() async throws {
+            let server = try server()
+            defer { dropSchema(of: server) }
+            let store = try ModelStore(postgres: server)
+            let service = ModelStoreService(store)
+            let running = Task { try await service.run() }
+            try await Task.sleep(for: .milliseconds(50))
+            running.cancel()
+            try await running.value
+            #expect(store.isClosed)
+        }
+    }
+#endif
