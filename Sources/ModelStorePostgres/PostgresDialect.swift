@@ -101,10 +101,35 @@
                         FROM t JOIN pg_catalog.pg_constraint c ON c.conrelid = t.oid WHERE c.contype = 'f'
                     UNION ALL SELECT 'trigger', g.tgname::text, ''
                         FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid WHERE NOT g.tgisinternal
-                    UNION ALL SELECT DISTINCT 'view', v.relname::text, ''
-                        FROM t JOIN pg_catalog.pg_depend d ON d.refobjid = t.oid
+                    UNION ALL SELECT DISTINCT CASE WHEN v.relkind IN ('v', 'm') THEN 'view' ELSE 'rule' END, v.oid::regclass::text, ''
+                        FROM t JOIN pg_catalog.pg_depend d ON d.refobjid = t.oid AND d.classid = 'pg_catalog.pg_rewrite'::regclass
                         JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid JOIN pg_catalog.pg_class v ON v.oid = r.ev_class
                         WHERE v.oid <> t.oid
+                    UNION ALL SELECT 'rule', r.rulename::text, ''
+                        FROM t JOIN pg_catalog.pg_rewrite r ON r.ev_class = t.oid WHERE r.rulename <> '_RETURN'
+                    UNION ALL SELECT 'policy', p.polname::text, '' FROM t JOIN pg_catalog.pg_policy p ON p.polrelid = t.oid
+                    UNION ALL SELECT 'setting', 'row-level security', ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid WHERE c.relrowsecurity OR c.relforcerowsecurity
+                    UNION ALL SELECT 'setting', 'storage parameters ' || array_to_string(c.reloptions, ', '), ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid WHERE c.reloptions IS NOT NULL
+                    UNION ALL SELECT 'setting', 'a replica identity', ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid WHERE c.relreplident NOT IN ('d', 'n')
+                    UNION ALL SELECT 'setting', 'a tablespace of its own', ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid WHERE c.reltablespace <> 0
+                    UNION ALL SELECT 'setting', 'UNLOGGED', ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid WHERE c.relpersistence = 'u'
+                    UNION ALL SELECT 'partitioned', 'partitions', ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid WHERE c.relkind = 'p'
+                    UNION ALL SELECT 'partitioned', i.inhparent::regclass::text, ''
+                        FROM t JOIN pg_catalog.pg_inherits i ON i.inhrelid = t.oid
+                    UNION ALL SELECT 'publication', p.pubname::text, ''
+                        FROM t JOIN pg_catalog.pg_publication_rel pr ON pr.prrelid = t.oid
+                        JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
+                    UNION ALL SELECT 'statistics', s.stxname::text, '' FROM t JOIN pg_catalog.pg_statistic_ext s ON s.stxrelid = t.oid
+                    UNION ALL SELECT 'ownedSequence', s.relname::text, ''
+                        FROM t JOIN pg_catalog.pg_depend d ON d.refobjid = t.oid AND d.classid = 'pg_catalog.pg_class'::regclass
+                            AND d.deptype = 'a'
+                        JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
                     UNION ALL SELECT CASE WHEN a.attidentity <> '' THEN 'identity' ELSE 'generated' END, a.attname::text, ''
                         FROM t JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid
                         WHERE (a.attidentity <> '' OR a.attgenerated <> '') AND a.attnum > 0 AND NOT a.attisdropped
@@ -124,9 +149,40 @@
                     """,
                 references: table + """
                     SELECT c.conrelid::regclass::text, c.conname::text, pg_get_constraintdef(c.oid)
-                    FROM t JOIN pg_catalog.pg_constraint c ON c.confrelid = t.oid WHERE c.contype = 'f' AND c.conrelid <> t.oid
+                    FROM t JOIN pg_catalog.pg_constraint c ON c.confrelid = t.oid
+                    WHERE c.contype = 'f' AND c.conrelid <> t.oid AND c.conparentid = 0
                     ORDER BY 1, 2
                     """,
+                carried: table + """
+                    SELECT 1 AS step, format('GRANT %s ON TABLE %%s TO %s%s', a.privilege_type,
+                            CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
+                            CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid, aclexplode(c.relacl) a WHERE a.grantee <> c.relowner
+                    UNION ALL SELECT 1, format('GRANT %s (%I) ON TABLE %%s TO %s%s', a.privilege_type, att.attname,
+                            CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
+                            CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), att.attname::text
+                        FROM t JOIN pg_catalog.pg_attribute att ON att.attrelid = t.oid AND att.attnum > 0 AND NOT att.attisdropped,
+                            aclexplode(att.attacl) a
+                    UNION ALL SELECT 2, format('COMMENT ON TABLE %%s IS %L', d.description), ''
+                        FROM t JOIN pg_catalog.pg_description d ON d.objoid = t.oid AND d.classoid = 'pg_catalog.pg_class'::regclass
+                            AND d.objsubid = 0
+                    UNION ALL SELECT 2, format('COMMENT ON COLUMN %%s.%I IS %L', a.attname, d.description), a.attname::text
+                        FROM t JOIN pg_catalog.pg_description d ON d.objoid = t.oid AND d.classoid = 'pg_catalog.pg_class'::regclass
+                            AND d.objsubid > 0
+                        JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.objsubid
+                    UNION ALL SELECT 3, format('ALTER TABLE %%s OWNER TO %I', pg_get_userbyid(c.relowner)), ''
+                        FROM t JOIN pg_catalog.pg_class c ON c.oid = t.oid WHERE pg_get_userbyid(c.relowner) <> current_user
+                    ORDER BY 1
+                    """,
+                keySequence: (
+                    """
+                    SELECT pg_sequence_last_value(pg_get_serial_sequence(format('%I.%I', current_schema(), ?1::text), ?2::text)::regclass)
+                    """,
+                    """
+                    SELECT setval(s, ?3::bigint) FROM (SELECT pg_get_serial_sequence(format('%I.%I', current_schema(), ?1::text), ?2::text)::regclass AS s) q
+                    WHERE ?3::bigint > coalesce(pg_sequence_last_value(s), 0)
+                    """
+                ),
                 columnConstraints: """
                     WITH t AS (SELECT to_regclass(format('%I.%I', current_schema(), ?1::text)) AS oid)
                     SELECT c.conname::text, pg_get_constraintdef(c.oid) FROM t

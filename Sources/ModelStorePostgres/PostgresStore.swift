@@ -178,19 +178,45 @@
             {
                 connectTimeout = seconds
             }
-            let items = components.queryItems ?? []
-            let root = items.first(where: { $0.name == "sslrootcert" })?.value
-            if let value = items.first(where: { $0.name == "sslmode" })?.value {
-                guard let mode = TLSMode(rawValue: value) else {
+            // As libpq: the last of a repeated parameter wins (a URL that ends in
+            // sslmode=verify-full is not downgraded by an earlier sslmode=disable).
+            var items: [String: String] = [:]
+            for item in components.queryItems ?? [] { items[item.name] = item.value ?? "" }
+            // A TLS setting this parser would otherwise ignore (a client certificate, a typo)
+            // must not leave the connection less protected than the URL says.
+            let understood: Set<String> = ["sslmode", "sslrootcert", "ssl"]
+            if let unknown = items.keys.sorted().first(where: { $0.hasPrefix("ssl") && !understood.contains($0) }) {
+                throw ModelStoreError(
+                    .cannotOpen,
+                    "The PostgreSQL URL \(Self.hidingPassword(url)) sets \(unknown), which ModelStore does not support (client certificates, revocation lists); it would connect without it.",
+                    value: unknown,
+                    suggestion:
+                        "Remove it, or configure TLS in code: PostgresConfiguration(connection:) takes postgres-nio's configuration with NIOSSL's."
+                )
+            }
+            if let name = items["application_name"], !name.isEmpty { applicationName = name }
+            var root = items["sslrootcert"]
+            var mode: TLSMode?
+            if let value = items["sslmode"] {
+                guard let parsed = TLSMode(rawValue: value) else {
                     throw ModelStoreError(
                         .cannotOpen,
                         "The PostgreSQL URL \(Self.hidingPassword(url)) asks for sslmode=\(value), which is not one of libpq's modes.",
                         value: value, suggestion: "Use one of " + TLSMode.allCases.map(\.rawValue).joined(separator: ", ") + ".")
                 }
+                mode = parsed
+            } else if items["ssl"] == "true" {
+                mode = .require  // libpq's spelling of sslmode=require
+            }
+            if root == "system" {
+                // libpq 16: the system's authorities, and the full check they imply.
+                root = nil
+                mode = .verifyFull
+            }
+            if let mode {
                 try useTLS(mode, rootCertificates: root)
             } else if let root {
-                // libpq: a root certificate file alone verifies the authority (sslmode's
-                // default, prefer, then verifies it when TLS is used).
+                // libpq: a root certificate file alone verifies the authority when TLS is used.
                 try useTLS(.prefer, rootCertificates: root)
             }
         }

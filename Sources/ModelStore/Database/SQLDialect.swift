@@ -148,12 +148,26 @@ package struct RebuildCatalog: Sendable {
     /// place, where the backend would drop such constraints silently along with it (SQLite
     /// refuses instead).
     package var columnConstraints: String
+    /// One row per statement that gives the new table what the old one had beyond its
+    /// columns (privileges, comments, its owner), in the order to run them: the statement,
+    /// with `%s` where the table's quoted name goes, and the column it is about ('' for the
+    /// table). Made again only for columns the new table keeps.
+    package var carried: String
+    /// For an assigned key: a query of the last value its sequence gave (table and key
+    /// column as parameters; NULL when none), and a statement that moves the new table's
+    /// sequence up to a value given as the third parameter, so no key is given twice.
+    package var keySequence: (lastValue: String, raise: String)
 
-    package init(columns: String, parts: String, indexes: String, references: String, columnConstraints: String) {
+    package init(
+        columns: String, parts: String, indexes: String, references: String, carried: String,
+        keySequence: (lastValue: String, raise: String), columnConstraints: String
+    ) {
         self.columns = columns
         self.parts = parts
         self.indexes = indexes
         self.references = references
+        self.carried = carried
+        self.keySequence = keySequence
         self.columnConstraints = columnConstraints
     }
 }

@@ -241,9 +241,9 @@ public final class MigrationContext {
         try connection.inTransaction {
             let table = try TableDescription.of(type)
             try SchemaRenamer.applyWithTargets(table, on: connection)
-            guard try SchemaRenamer.exists("table", table.tableName, on: connection) else { return }
-            let rebuild = try TableRebuild(
-                connection: connection, table: table, source: table.tableName, dropping: dropping, step: stepName)
+            // The stored spelling: a server compares quoted names by their case.
+            guard let source = try SchemaRenamer.storedName("table", table.tableName, on: connection) else { return }
+            let rebuild = try TableRebuild(connection: connection, table: table, source: source, dropping: dropping, step: stepName)
             let targets = rebuild.targetColumns
             for name in values.keys where !targets.contains(name) {
                 throw ModelStoreError(
@@ -251,12 +251,14 @@ public final class MigrationContext {
                     "Migration step '\(stepName)' gives a value for \(name), which is not a column of \(table.modelName) (its columns: \(targets.joined(separator: ", "))).",
                     model: table.modelName, column: name)
             }
-            let expressions = targets.map { name in values[name] ?? (rebuild.oldHas(name) ? quoted(name) : "NULL") }
+            let expressions = targets.map { name in
+                values[name] ?? rebuild.oldColumns.first { $0.name.lowercased() == name.lowercased() }.map { quoted($0.name) } ?? "NULL"
+            }
             try rebuild.run {
                 do {
                     try connection.execute(
                         "INSERT INTO \(quoted(TableRebuild.temporaryName)) (" + targets.map(quoted).joined(separator: ", ")
-                            + ") SELECT " + expressions.joined(separator: ", ") + " FROM " + table.quotedTable)
+                            + ") SELECT " + expressions.joined(separator: ", ") + " FROM " + quoted(source))
                 } catch let error as ModelStoreError {
                     throw error.naming(model: table.modelName)
                 }

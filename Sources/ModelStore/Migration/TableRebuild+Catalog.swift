@@ -38,8 +38,18 @@ extension TableRebuild {
             case "constraint": found.append("the constraint \(name) (\(detail))")
             case "foreignKey": found.append("the foreign key \(name) (\(detail))")
             case "view": found.append("the view \(name) on it")
+            case "rule": found.append("the rule \(name)")
+            case "policy": found.append("the row-level security policy \(name)")
+            case "setting": found.append(name)
+            case "partitioned":
+                found.append(
+                    name == "partitions" ? "partitions (a partitioned table)" : "a parent table \(name) (a partition or inheritance)")
+            case "publication": found.append("membership in the publication \(name)")
+            case "statistics": found.append("the statistics object \(name)")
+            case "ownedSequence": found.append("the sequence \(name) it owns")
             case "sequence": found.append("the column \(name) fed by a sequence")
-            default: found.append("the \(kind) \(kind == "trigger" ? "" : "column ")\(name)")
+            case "trigger": found.append("the trigger \(name)")
+            default: found.append("the \(kind) column \(name)")
             }
         }
         guard !found.isEmpty else { return }
@@ -62,12 +72,26 @@ extension TableRebuild {
     func run(_ catalog: RebuildCatalog, fill: () throws -> Void) throws {
         // The indexes name the table: kept only when it keeps its name (as on SQLite).
         var indexes: [SavedIndex] = []
-        if source.lowercased() == table.tableName.lowercased() {
+        // (Exactly: a server's names differ by case.)
+        if source == table.tableName {
             let statement = try connection.makeStatement(catalog.indexes)
             try statement.forEachRow([.text(source)]) {
                 let columns = statement.string(at: 2).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 indexes.append(SavedIndex(name: statement.string(at: 0), sql: statement.string(at: 1), columns: columns))
             }
+        }
+        // Privileges, comments and the owner belong to the table itself: read to give them to
+        // the new one.
+        var carried: [(sql: String, column: String)] = []
+        let carriedStatement = try connection.makeStatement(catalog.carried)
+        try carriedStatement.forEachRow([.text(source)]) {
+            carried.append((carriedStatement.string(at: 1), carriedStatement.string(at: 2)))
+        }
+        // An assigned key's sequence went past keys since deleted: the new one continues from
+        // there, so no key is given twice.
+        var lastKey: SQLValue?
+        if table.assignsKeys {
+            lastKey = try connection.scalar(catalog.keySequence.lastValue, [.text(source), .text(table.keyNames[0])])
         }
         var references: [Reference] = []
         let statement = try connection.makeStatement(catalog.references)
@@ -90,9 +114,16 @@ extension TableRebuild {
         {
             _ = try connection.scalar(sql, [.text(table.quotedTable), .text(table.keyNames[0])])
         }
+        if case .integer? = lastKey {
+            _ = try connection.scalar(catalog.keySequence.raise, [.text(table.tableName), .text(table.keyNames[0]), lastKey!])
+        }
         let kept = Set(targetColumns.map { $0.lowercased() })
         for index in indexes where index.columns.allSatisfy({ $0.isEmpty || kept.contains($0.lowercased()) }) {
             try recreate(index.sql, index.name)
+        }
+        for (sql, column) in carried where column.isEmpty || kept.contains(column.lowercased()) {
+            guard let placeholder = sql.range(of: "%s") else { continue }
+            try recreate(sql.replacingCharacters(in: placeholder, with: table.quotedTable), sql)
         }
         try SchemaMigrator.prepareWithLinks(table, on: connection)
         for reference in references {

@@ -72,6 +72,33 @@
             }
             #expect(file?.code == .cannotOpen)
             #expect(file?.message.contains(missing) == true, "\(file?.message ?? "")")
+            // A client certificate, or a misspelt TLS setting, would be ignored: refused.
+            for item in ["sslcert=/tmp/client.pem", "ssl_mode=require", "sslkey=/tmp/k.pem"] {
+                let ignored = #expect(throws: ModelStoreError.self) {
+                    try PostgresConfiguration(url: "postgres://app@localhost/shop?" + item)
+                }
+                #expect(ignored?.code == .cannotOpen, "\(item)")
+                #expect(ignored?.value == String(item.prefix { $0 != "=" }), "\(item)")
+            }
+        }
+
+        @Test func aRepeatedModeTakesTheLastAsLibpqDoesAndSSLTrueRequiresTLS() throws {
+            let cluster = try PrivateCluster(port: 54_348, tls: true)
+            defer { cluster.stop() }
+            let base = "postgres://modelstore@localhost:54348/modelstore"
+            let upgraded = try open(base + "?sslmode=disable&sslmode=require")
+            #expect(try encrypted(upgraded))
+            try upgraded.close()
+            let downgraded = try open(base + "?sslmode=require&sslmode=disable")
+            #expect(try !encrypted(downgraded))
+            try downgraded.close()
+            let ssl = try open(base + "?ssl=true")
+            #expect(try encrypted(ssl))
+            try ssl.close()
+            // sslrootcert=system: the system's authorities and the full check, which the test
+            // authority's certificate does not pass.
+            let system = #expect(throws: ModelStoreError.self) { try open(base + "?sslmode=require&sslrootcert=system") }
+            #expect(system?.suggestion?.contains("certificate") == true, "\(system?.suggestion ?? "")")
         }
 
         @Test func aSocketConnectionIgnoresTheModeAsLibpqDoes() throws {
