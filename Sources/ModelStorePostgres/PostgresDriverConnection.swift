@@ -150,7 +150,7 @@
                         failure = ModelStoreError.server(
                             state: "08001",
                             message:
-                                "the PostgreSQL server at \(server.description) cannot be reached again (\(Self.describe(error))); the store stays open and connects at its next call",
+                                "the PostgreSQL server at \(server.description) cannot be reached\(connectedOnce ? " again" : "") (\(Self.describe(error))); the store stays open and connects at its next call",
                             sql: nil)
                     } else {
                         failure = ModelStoreError(

@@ -76,6 +76,19 @@
         /// and `modelstore_connections_lost`.
         public var metricsFactory: (any MetricsFactory)?
 
+        /// Whether `ModelStore(postgres:)` connects at once (the default), so that a wrong
+        /// address or password fails there. When false, the store opens without reaching the
+        /// server — for a service that may start before its database (containers started
+        /// side by side): each call until the server answers throws `.connectionLost`, and the
+        /// first that reaches it connects and runs the migration steps.
+        ///
+        /// ```swift
+        /// var server = try PostgresConfiguration(url: "postgres://app@db/shop")
+        /// server.connectsAtOpen = false
+        /// let store = try ModelStore(postgres: server)   // even while db is starting
+        /// ```
+        public var connectsAtOpen = true
+
         /// Whether the connection goes through a Unix-domain socket, which has no TLS.
         private var usesSocket = false
 
@@ -249,7 +262,7 @@
         /// Opens a store on the PostgreSQL server `server` describes.
         /// - Throws: `ModelStoreError` `.cannotOpen` when the server cannot be reached or refuses the login.
         public convenience init(postgres server: PostgresConfiguration, configuration: Configuration = Configuration()) throws {
-            try self.init(remote: PostgresOpener(server: server), configuration: configuration)
+            try self.init(remote: PostgresOpener(server: server), configuration: configuration, connectsNow: server.connectsAtOpen)
         }
 
         /// What opening the server's schema with `configuration` and then using `models` would

@@ -37,6 +37,9 @@ final class ConnectionPool: @unchecked Sendable {
     private let requestedReadOnly: Bool
     private let condition = NSCondition()
     private var isPrepared = false
+    /// Whether the store opened without connecting (a server's store that may start before
+    /// its server): it connects, and migrates, at its first call that reaches the server.
+    var opensWithoutServer = false
     private var writerLink: PooledConnection?
     private var idleReaders: [PooledConnection] = []
     private var readerCount = 0
@@ -153,7 +156,9 @@ final class ConnectionPool: @unchecked Sendable {
                         "Open it without backsUpBeforeMigrating: each step runs in a transaction with its DDL, so a failed step leaves the database as it was. For a copy, use the server's tools (pg_dump) before deploying."
                 )
             }
-            let settings = RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: false)
+            // A store opened without reaching its server is open: a server that cannot be
+            // reached is a lost connection to it, not a wrong address.
+            let settings = RemoteConnectionSettings(lockTimeout: busyTimeout, storeIsOpen: opensWithoutServer)
             var connection = try Connection(remote: opener.open(settings), dialect: opener.dialect)
             if try migrate(connection, backupPath: nil) {
                 // A step's SQL may have changed the session (`SET search_path`, a role, a

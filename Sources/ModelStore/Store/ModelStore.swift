@@ -198,10 +198,13 @@ public final class ModelStore: Sendable {
     }
 
     /// A store on a database server, whose connections `opener` makes (ModelStorePostgres's
-    /// `ModelStore(postgres:)`). Connects at once, so a wrong address fails here.
-    package convenience init(remote opener: any RemoteOpener, configuration: Configuration) throws {
+    /// `ModelStore(postgres:)`). Connects at once, so a wrong address fails here — unless
+    /// `connectsNow` is false: then it connects (and runs its migration steps) at its first
+    /// call, and each call until the server answers throws `.connectionLost`.
+    package convenience init(remote opener: any RemoteOpener, configuration: Configuration, connectsNow: Bool = true) throws {
         self.init(location: .remote(opener), path: nil, configuration: configuration, createsDirectory: false)
-        try pool.open()
+        pool.opensWithoutServer = !connectsNow
+        if connectsNow { try pool.open() }
         ModelStore.noteOpenedByProgram(as: "a store on a database server")
     }
 

@@ -345,6 +345,33 @@
             #expect(try await BKSnack.find(key: 99_999, in: store)?.name == "after")
         }
 
+        @Test func aStoreOpenedWhileItsServerIsDownWorksOnceTheServerComesUp() throws {
+            let cluster = try PrivateCluster(port: 54_349)
+            defer { cluster.stop() }
+            try cluster.pause()
+            var server = try PostgresConfiguration(url: cluster.url)
+            server.connectsAtOpen = false
+            let steps = [MigrationStep("first release") { try $0.execute("CREATE TABLE IF NOT EXISTS seeded (id INTEGER)") }]
+            let store = try ModelStore(postgres: server, configuration: .init(migrations: steps))
+            defer { try? store.close() }
+            for _ in 0..<2 {
+                let error = #expect(throws: ModelStoreError.self) { try BKSnack.count(in: store) }
+                #expect(error?.code == .connectionLost, "\(error?.message ?? "")")
+                #expect(error?.message.contains("cannot be reached") == true, "\(error?.message ?? "")")
+            }
+            let writeError = #expect(throws: ModelStoreError.self) { try BKSnack(snackId: 1, name: "early").save(in: store) }
+            #expect(writeError?.code == .connectionLost)
+            try cluster.start()
+            try BKSnack(snackId: 1, name: "up").save(in: store)
+            #expect(try BKSnack.count(in: store) == 1)
+            #expect(try store.appliedMigrations() == ["first release"])
+            // By default a store reaches its server at once: a server that is down fails the open.
+            try cluster.pause()
+            let refused = #expect(throws: ModelStoreError.self) { try ModelStore(postgres: cluster.url) }
+            #expect(refused?.code == .cannotOpen)
+            try cluster.start()
+        }
+
         @Test func backingUpBeforeMigratingIsRefusedOnAServerAndNoStepRuns() throws {
             let test = try BackendStore(.postgres)
             try BKRenamed(id: 1, title: "x").save(in: test.store)
