@@ -87,6 +87,35 @@
             #expect(try metrics.expectCounter("modelstore_connections_opened").totalValue >= 2, "a writer and a reader")
         }
 
+        @Test func tasksReadingSideBySideRunOnTheServerAtOnceUpToTheReaders() async throws {
+            let server = try server()
+            defer { dropSchema(of: server) }
+            let store = try ModelStore(postgres: server, configuration: .init(maximumReaders: 8))
+            defer { try? store.close() }
+            struct Row: Decodable, Sendable { var x: Int64 }
+            // Each read waits 10 ms on the server: time spent waiting, not computing, so the
+            // ratio holds on a busy machine.
+            func seconds(tasks: Int) async throws -> TimeInterval {
+                let started = Date()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<tasks {
+                        group.addTask {
+                            for _ in 0..<(48 / tasks) {
+                                _ = try await store.findFirst(Row.self, sql: "SELECT 1 AS x FROM pg_sleep(0.01)")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                return Date().timeIntervalSince(started)
+            }
+            _ = try await seconds(tasks: 8)  // every reader connected
+            let one = try await seconds(tasks: 1)
+            let eight = try await seconds(tasks: 8)
+            #expect(one >= 0.48)
+            #expect(eight < one / 3, "48 reads: one task \(one) s, eight tasks \(eight) s")
+        }
+
         @Test func theServiceClosesTheStoreWhenItsGroupShutsDown() async throws {
             let server = try server()
             defer { dropSchema(of: server) }
