@@ -116,9 +116,13 @@ enum MigrationRunner {
         let switchesForeignKeys = connection.capabilities.sqliteCatalog
         if switchesForeignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
         defer { if switchesForeignKeys { try? connection.execute("PRAGMA foreign_keys = ON") } }
-        let lock = try takeMigrationLock(on: connection, waitLimit: waitLimit, step: first.name)
-        defer { releaseMigrationLock(lock, on: connection) }
+        // Taken again before each step: a session's lock counts its takes, and a connection the
+        // driver replaced between two steps (the server ended the old one) holds none, so the
+        // next step must not run until this one has it again.
+        var locks: [SQLValue] = []
+        defer { for lock in locks.reversed() { releaseMigrationLock(lock, on: connection) } }
         for step in steps {
+            if let lock = try takeMigrationLock(on: connection, waitLimit: waitLimit, step: step.name) { locks.append(lock) }
             try withWriteLock(on: connection, waitLimit: waitLimit, step: step.name) {
                 try connection.execute(createVersionTableSQL(connection.dialect))
                 let recorded = try applied(on: connection)
