@@ -775,6 +775,11 @@ extension MigrationsOnBothBackendsTests {
         defer { try? store.close() }
         #expect(try store.rawRows(#"SELECT count(*) FROM pg_catalog.pg_inherits WHERE inhparent = '"Crate"'::regclass"#) == [[.integer(1)]])
         #expect(try Crate.count(in: store) == 3)
+        // Nor can a save go into it yet: refused by name, nothing written.
+        let save = #expect(throws: ModelStoreError.self) { try Crate(id: 4, label: "cup", weight: nil).save(in: store) }
+        #expect(save?.code == .unsupported)
+        #expect(save?.message.contains("partitioned table") == true, "\(save?.message ?? "")")
+        #expect(try Crate.count(in: store) == 3)
     }
 
     @Test(arguments: Backend.available.filter { $0 == .postgres })
