@@ -37,6 +37,8 @@
 
         /// The statements' timers by their first word, and the counters, made once.
         private let metrics: DriverMetrics
+        /// `server.logger`, kept apart: asked once per statement.
+        private let logger: Logger
 
         var location: String { server.description }
         var tablesIdentity: String { server.description + " " + (server.schema ?? "") }
@@ -45,6 +47,7 @@
             self.server = server
             self.settings = settings
             self.metrics = DriverMetrics(factory: server.metricsFactory ?? MetricsSystem.factory)
+            self.logger = server.logger
             self.connection = try connect()
         }
 
@@ -243,8 +246,8 @@
             }
             let elapsed = DispatchTime.now().uptimeNanoseconds &- started
             metrics.timer(for: sql).recordNanoseconds(Int64(clamping: elapsed))
-            if server.logger.logLevel <= .debug {
-                server.logger.debug("statement", metadata: ["sql": "\(sql)", "microseconds": "\(elapsed / 1000)"])
+            if logger.logLevel <= .debug {
+                logger.debug("statement", metadata: ["sql": "\(sql)", "microseconds": "\(elapsed / 1000)"])
             }
             if begins { inTransaction = true } else if ends { inTransaction = false }
             if sql == "COMMIT", result.metadata.command == "ROLLBACK" {
@@ -467,7 +470,8 @@
         let factory: any MetricsFactory
         let connectionsOpened: Counter
         let connectionsLost: Counter
-        private var timers: [String: Metrics.Timer] = [:]
+        /// By the statement's first word, packed (see `timer(for:)`).
+        private var timers: [UInt64: Metrics.Timer] = [:]
         private var errorCounters: [String: Counter] = [:]
 
         init(factory: any MetricsFactory) {
@@ -477,11 +481,22 @@
         }
 
         func timer(for sql: String) -> Metrics.Timer {
-            // The first word names few kinds of statement, so the dimension stays small.
+            // The first word names few kinds of statement, so the dimension stays small. Looked
+            // up by its first eight ASCII letters, upper-cased and packed into an integer: every
+            // statement passes here, and a String key (made, upper-cased, hashed) cost more
+            // than the rest of the bookkeeping together.
+            var packed: UInt64 = 0
+            var length = 0
+            for byte in sql.utf8 {
+                let upper = byte & 0xDF
+                guard length < 8, upper >= UInt8(ascii: "A"), upper <= UInt8(ascii: "Z") else { break }
+                packed = packed << 8 | UInt64(upper)
+                length += 1
+            }
+            if let timer = timers[packed] { return timer }
             let verb = String(sql.prefix(while: \.isLetter)).uppercased()
-            if let timer = timers[verb] { return timer }
             let timer = Metrics.Timer(label: "modelstore_statement_duration", dimensions: [("statement", verb)], factory: factory)
-            timers[verb] = timer
+            timers[packed] = timer
             return timer
         }
 
