@@ -1,5 +1,5 @@
 import Foundation
-import ModelStore
+@testable import ModelStore
 #if PostgreSQL
     import ModelStorePostgres
 #endif
@@ -152,6 +152,25 @@ final class BackendDatabase: Sendable {
                 }
                 var server = try PostgresConfiguration(url: url)
                 server.schema = schema
+                return try ModelStore(postgres: server, configuration: configuration)
+            #else
+                throw ModelStoreError(.cannotOpen, "These tests were built without the PostgreSQL trait.")
+            #endif
+        }
+    }
+
+    /// A store that reaches its database only at its first call (SQLite: as the default store
+    /// opens its file; PostgreSQL: `connectsAtOpen = false`).
+    func openLazily(_ configuration: ModelStore.Configuration = ModelStore.Configuration()) throws -> ModelStore {
+        switch backend {
+        case .sqlite:
+            let path = directory.appendingPathComponent("store.sqlite").path
+            return ModelStore(location: .file(path), path: path, configuration: configuration, createsDirectory: false)
+        case .postgres:
+            #if PostgreSQL
+                var server = try PostgresConfiguration(url: Backend.postgresURL ?? "")
+                server.schema = schema
+                server.connectsAtOpen = false
                 return try ModelStore(postgres: server, configuration: configuration)
             #else
                 throw ModelStoreError(.cannotOpen, "These tests were built without the PostgreSQL trait.")

@@ -809,3 +809,40 @@ extension MigrationsOnBothBackendsTests {
         #expect(try Token.findAll(in: store).first { $0.text == "d" }?.id == 4)
     }
 }
+
+extension MigrationsOnBothBackendsTests {
+    /// A store that reaches its database at its first call: every call, in every form, is
+    /// refused the same way, and none changes the database.
+    @Test(arguments: Backend.available)
+    func everyCallOfALazilyOpenedStoreOnADatabaseAnotherReleaseMigratedIsRefused(_ backend: Backend) async throws {
+        let database = try seeded(backend)
+        try open(database, [logging("a")]).close()
+        let store = try database.openLazily()
+        func expectRefused(_ error: ModelStoreError?, _ form: String) {
+            #expect(error?.code == .invalidModel, "\(form): \(error?.message ?? "")")
+            #expect(error?.value == "a", "\(form)")
+        }
+        expectRefused(#expect(throws: ModelStoreError.self) { try Crate.find(key: 1, in: store) }, "sync read")
+        expectRefused(#expect(throws: ModelStoreError.self) { try Crate(id: 9, label: "x", weight: nil).save(in: store) }, "sync write")
+        let completed = await withCheckedContinuation { continuation in
+            Crate.count(in: store) { continuation.resume(returning: $0) }
+        }
+        expectRefused(#expect(throws: ModelStoreError.self) { try completed.get() }, "completion handler")
+        do {
+            _ = try await Crate.findAll(in: store)
+            Issue.record("an async read of the migrated database succeeded")
+        } catch let error as ModelStoreError {
+            expectRefused(error, "async read")
+        }
+        do {
+            try await Crate(id: 9, label: "x", weight: nil).save(in: store)
+            Issue.record("an async write to the migrated database succeeded")
+        } catch let error as ModelStoreError {
+            expectRefused(error, "async write")
+        }
+        try? store.close()
+        let next = try open(database, [logging("a")])
+        defer { try? next.close() }
+        #expect(try await Crate.findAll(in: next).sorted { $0.id < $1.id } == crates)
+    }
+}
