@@ -75,9 +75,11 @@
         // A session's advisory lock, keyed by the schema: it outlives each step's transaction
         // (so the next step's snapshot is taken after the lock, and sees what another store's
         // steps committed), and the server releases it when the connection ends.
-        var migrationLockSQL: (take: String, release: String)? {
+        var migrationLockSQL: (take: String, held: String, release: String)? {
             (
-                "SELECT k FROM (SELECT hashtext('modelstore_migrations ' || coalesce(current_schema(), ''))::bigint AS k) s WHERE pg_try_advisory_lock(k)",
+                "SELECT k FROM (SELECT coalesce(?::bigint, hashtext('modelstore_migrations ' || coalesce(current_schema(), ''))::bigint) AS k) s WHERE pg_try_advisory_lock(k)",
+                // A bigint key is held as classid (its high half) and objid (its low half).
+                "SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = ?::bigint",
                 "SELECT pg_advisory_unlock(?::bigint)"
             )
         }

@@ -148,8 +148,11 @@
                 return connection
             } catch {
                 var failure = Self.mapped(error, sql: nil)
+                // A login the server refuses, or a database it does not have, is the
+                // configuration's fault whenever it happens: never "try again later".
+                let refusedLogin = ["28", "3D"].contains(failure.serverState?.prefix(2) ?? "")
                 if failure.code == .server || failure.code == .connectionLost {
-                    if settings.storeIsOpen || connectedOnce {
+                    if (settings.storeIsOpen || connectedOnce) && !refusedLogin {
                         failure = ModelStoreError.server(
                             state: "08001",
                             message:
@@ -232,12 +235,19 @@
                     limit: server.statementTimeout.map { $0 + Wait.grace })
             } catch {
                 let failure = Self.mapped(error, sql: sql)
-                metrics.errors(state: failure.serverState ?? "").increment()
-                server.logger.warning(
-                    "statement failed", metadata: ["sql": "\(sql)", "code": "\(failure.code)", "error": "\(failure.message)"])
-                if failure.code == .connectionLost {
+                let cancelled = interruption?.isCancelled == true
+                if !cancelled { metrics.errors(state: failure.serverState ?? "none").increment() }
+                // At debug, and without the server's message: its DETAIL quotes values ("Key
+                // (email)=(…)", "Failing row contains …"). Many failures are routine and handled
+                // by the engine (a conflict retried, a batch's merge on a unique index), and the
+                // caller gets every other one as an error.
+                logger.debug(
+                    "statement failed",
+                    metadata: ["sql": "\(sql)", "sqlstate": "\(failure.serverState ?? "none")", "code": "\(failure.code)"])
+                if failure.code == .connectionLost && !cancelled {
+                    // (A cancelled call closes its own connection: not a lost one.)
                     metrics.connectionsLost.increment()
-                    server.logger.info("connection lost", metadata: ["server": "\(server.description)"])
+                    logger.info("connection lost", metadata: ["server": "\(server.description)"])
                     self.connection = nil
                     Self.release(connection)
                 }
@@ -476,8 +486,8 @@
 
         init(factory: any MetricsFactory) {
             self.factory = factory
-            connectionsOpened = Counter(label: "modelstore_connections_opened", factory: factory)
-            connectionsLost = Counter(label: "modelstore_connections_lost", factory: factory)
+            connectionsOpened = Counter(label: "modelstore_connections_opened_total", factory: factory)
+            connectionsLost = Counter(label: "modelstore_connections_lost_total", factory: factory)
         }
 
         func timer(for sql: String) -> Metrics.Timer {
@@ -494,8 +504,9 @@
                 length += 1
             }
             if let timer = timers[packed] { return timer }
-            let verb = String(sql.prefix(while: \.isLetter)).uppercased()
-            let timer = Metrics.Timer(label: "modelstore_statement_duration", dimensions: [("statement", verb)], factory: factory)
+            let word = String(sql.prefix(while: \.isLetter)).uppercased()
+            let verb = word.isEmpty ? "OTHER" : word
+            let timer = Metrics.Timer(label: "modelstore_statement_duration_seconds", dimensions: [("statement", verb)], factory: factory)
             timers[packed] = timer
             return timer
         }
@@ -504,7 +515,7 @@
         /// operator looks up.
         func errors(state: String) -> Counter {
             if let counter = errorCounters[state] { return counter }
-            let counter = Counter(label: "modelstore_statement_errors", dimensions: [("sqlstate", state)], factory: factory)
+            let counter = Counter(label: "modelstore_statement_errors_total", dimensions: [("sqlstate", state)], factory: factory)
             errorCounters[state] = counter
             return counter
         }

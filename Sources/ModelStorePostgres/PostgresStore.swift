@@ -59,9 +59,12 @@
         public var applicationName = "ModelStore"
 
         /// Where the store's connections log (swift-log): each connect, reconnect and lost
-        /// connection at `.info`, a statement that fails at `.warning`, and every statement
-        /// with its time at `.debug` (its SQL, never its values). Default: a logger that logs
-        /// nothing.
+        /// connection at `.info`; every statement with its time, and each that fails with its
+        /// SQLSTATE, at `.debug`. A statement is logged as its SQL, never its bound values (bind
+        /// secrets as values: a literal written into raw SQL is part of the SQL). Failures are
+        /// not logged above `.debug`: the engine handles many itself (a conflict retried, a
+        /// batch's merge on a unique index), and the caller receives every other one. Default:
+        /// a logger that logs nothing.
         ///
         /// ```swift
         /// server.logger = Logger(label: "shop.database")
@@ -69,11 +72,12 @@
         public var logger = Logger(label: "ModelStorePostgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
         /// Where the store's connections report metrics (swift-metrics); nil, the default, for
-        /// the process's (`MetricsSystem.bootstrap`). Reported: the timer
-        /// `modelstore_statement_duration` (dimension `statement`: the SQL's first word,
-        /// `SELECT`, `INSERT`, `BEGIN`, …), the counter `modelstore_statement_errors` (dimension
-        /// `sqlstate`: the server's SQLSTATE, `23505`, `40001`, …), and the counters `modelstore_connections_opened`
-        /// and `modelstore_connections_lost`.
+        /// the process's (`MetricsSystem.bootstrap`, which must run before the store opens).
+        /// Reported: the timer `modelstore_statement_duration_seconds` (dimension `statement`:
+        /// the SQL's first word, `SELECT`, `INSERT`, `BEGIN`, …), the counter
+        /// `modelstore_statement_errors_total` (dimension `sqlstate`: the server's SQLSTATE,
+        /// `23505`, `40001`, …; a cancelled call is not counted), and the counters
+        /// `modelstore_connections_opened_total` and `modelstore_connections_lost_total`.
         public var metricsFactory: (any MetricsFactory)?
 
         /// Whether `ModelStore(postgres:)` connects at once (the default), so that a wrong

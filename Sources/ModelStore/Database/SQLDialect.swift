@@ -88,12 +88,14 @@ package protocol SQLDialect: Sendable {
     /// A query of the names of the schema's tables and indexes, one a row.
     var schemaObjectNamesSQL: String { get }
     /// Statements that take and release a lock the connection holds across transactions, so
-    /// stores on one database running migration steps at once take turns: `take` never
-    /// waits, and answers the lock's key when it got the lock (no row when not); `release`
-    /// takes that key as its one parameter (a step may have changed what the key was made
-    /// from). nil where each step's write transaction already makes them take turns
-    /// (SQLite's lock on its file).
-    var migrationLockSQL: (take: String, release: String)? { get }
+    /// stores on one database running migration steps at once take turns. `take` never
+    /// waits: it takes the key as its one parameter (NULL the first time, for the key of the
+    /// store's schema) and answers the key when it got the lock (no row when not); `held`
+    /// answers a row when the connection holds the lock of the key given; `release` takes
+    /// the key. The key is made once: a step may change what it was made from. nil where
+    /// each step's write transaction already makes them take turns (SQLite's lock on its
+    /// file).
+    var migrationLockSQL: (take: String, held: String, release: String)? { get }
     /// The catalog queries a table rebuild reads where the backend's catalog is not SQLite's;
     /// nil where the rebuild reads SQLite's own (`sqliteCatalog`).
     var rebuildCatalog: RebuildCatalog? { get }
@@ -304,7 +306,7 @@ struct SQLiteDialect: SQLDialect {
     }
     var tableNamesSQL: String { "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*'" }
     var schemaObjectNamesSQL: String { "SELECT name FROM main.sqlite_master" }
-    var migrationLockSQL: (take: String, release: String)? { nil }
+    var migrationLockSQL: (take: String, held: String, release: String)? { nil }
     var rebuildCatalog: RebuildCatalog? { nil }
     func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String? { nil }
     func arrayParameter(_ values: [SQLValue]) -> SQLValue? { nil }

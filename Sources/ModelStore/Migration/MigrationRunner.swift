@@ -119,25 +119,54 @@ enum MigrationRunner {
         // Taken again before each step: a session's lock counts its takes, and a connection the
         // driver replaced between two steps (the server ended the old one) holds none, so the
         // next step must not run until this one has it again.
-        var locks: [SQLValue] = []
-        defer { for lock in locks.reversed() { releaseMigrationLock(lock, on: connection) } }
+        var key: SQLValue?
+        var takes = 0
+        defer { releaseMigrationLock(key, times: takes, on: connection) }
         for step in steps {
-            if let lock = try takeMigrationLock(on: connection, waitLimit: waitLimit, step: step.name) { locks.append(lock) }
-            try withWriteLock(on: connection, waitLimit: waitLimit, step: step.name) {
-                try connection.execute(createVersionTableSQL(connection.dialect))
-                let recorded = try applied(on: connection)
-                // Another process may have run it while this one waited for the lock.
-                guard try pending(steps, applied: recorded, place: place(of: connection)).first?.name == step.name else { return }
-                if recorded.isEmpty, try isNew(connection) {
-                    // A new file: its tables will be made from the current models, so every
-                    // step is done already. Recorded, none run.
-                    for (position, step) in steps.enumerated() { try record(step.name, position: position, on: connection) }
-                    return
+            var lostLock = 0
+            while true {
+                if let taken = try takeMigrationLock(key, on: connection, waitLimit: waitLimit, step: step.name) {
+                    key = taken
+                    takes += 1
                 }
-                try runStep(step, position: recorded.count, on: connection, backup: backup)
+                do {
+                    try withWriteLock(on: connection, waitLimit: waitLimit, step: step.name) {
+                        // The lock was taken before BEGIN; a connection replaced in between
+                        // (the server ended the old one) holds none: the step must not run.
+                        if let held = connection.dialect.migrationLockSQL?.held, let key, try connection.scalar(held, [key]) == nil {
+                            throw LockLost()
+                        }
+                        try runPending(step)
+                    }
+                    break
+                } catch is LockLost {
+                    lostLock += 1
+                    takes = 0  // the old session's locks went with it
+                    guard lostLock < 3 else {
+                        throw ModelStoreError(
+                            .connectionLost,
+                            "The connection to \(connection.location) was replaced three times while migration step '\(step.name)' waited to run; nothing of it was run.",
+                            value: step.name, suggestion: "Open the store again once the server's connections are stable.")
+                    }
+                }
             }
         }
         return true
+
+        /// Runs `step` inside the transaction when it is still the next to run.
+        func runPending(_ step: MigrationStep) throws {
+            try connection.execute(createVersionTableSQL(connection.dialect))
+            let recorded = try applied(on: connection)
+            // Another process may have run it while this one waited for the lock.
+            guard try pending(steps, applied: recorded, place: place(of: connection)).first?.name == step.name else { return }
+            if recorded.isEmpty, try isNew(connection) {
+                // A new file: its tables will be made from the current models, so every
+                // step is done already. Recorded, none run.
+                for (position, step) in steps.enumerated() { try record(step.name, position: position, on: connection) }
+                return
+            }
+            try runStep(step, position: recorded.count, on: connection, backup: backup)
+        }
     }
 
     /// The table recording the steps that ran, in the backend's column types.
@@ -262,11 +291,17 @@ enum MigrationRunner {
 
     /// Takes the backend's migration lock (`migrationLockSQL`), waiting up to `waitLimit` for
     /// a store elsewhere that holds it; nothing where there is none.
-    private static func takeMigrationLock(on connection: Connection, waitLimit: TimeInterval, step: String) throws -> SQLValue? {
+    private struct LockLost: Error {}
+
+    /// Takes the migration lock of `key` (nil: of the store's schema), waiting up to
+    /// `waitLimit`; answers the key, or nil where the backend has no such lock.
+    private static func takeMigrationLock(_ key: SQLValue?, on connection: Connection, waitLimit: TimeInterval, step: String) throws
+        -> SQLValue?
+    {
         guard let lock = connection.dialect.migrationLockSQL else { return nil }
         let deadline = Date().addingTimeInterval(waitLimit)
         while true {
-            if let key = try connection.scalar(lock.take) { return key }
+            if let taken = try connection.scalar(lock.take, [key ?? .null]) { return taken }
             guard Date() < deadline else {
                 throw ModelStoreError(
                     .busy,
@@ -280,9 +315,14 @@ enum MigrationRunner {
         }
     }
 
-    private static func releaseMigrationLock(_ key: SQLValue?, on connection: Connection) {
+    /// Releases the lock as many times as it was taken (a session's lock counts its takes);
+    /// stops at the first failure: a lost connection took its locks with it, and each further
+    /// try would wait for a server that is gone.
+    private static func releaseMigrationLock(_ key: SQLValue?, times: Int, on connection: Connection) {
         guard let lock = connection.dialect.migrationLockSQL, let key else { return }
-        _ = try? connection.scalar(lock.release, [key])
+        for _ in 0..<times {
+            guard (try? connection.scalar(lock.release, [key])) != nil else { return }
+        }
     }
 
     /// Runs `body` in a write transaction, waiting up to `waitLimit` for another process's

@@ -56,6 +56,11 @@
             server.logger = Logger(label: "test", factory: { _ in log })
             let store = try ModelStore(postgres: server)
             try Parcel(id: 1, label: "secret-value").save(in: store)
+            // A refusal whose server message quotes the value ("Key (label)=(…) already exists").
+            _ = try store.execute(#"CREATE UNIQUE INDEX parcel_label ON "Parcel" (label)"#)
+            #expect(throws: ModelStoreError.self) {
+                try store.execute(SQLStatement(stringLiteral: #"INSERT INTO "Parcel" (id, label) VALUES (2, 'secret-value')"#))
+            }
             #expect(throws: ModelStoreError.self) { try store.rawRows("SELECT * FROM nowhere") }
             try store.close()
             let entries = log.entries.withLock { $0 }
@@ -63,8 +68,15 @@
             let statements = entries.filter { $0.1 == "statement" }
             #expect(statements.contains { "\($0.2["sql"] ?? "")".hasPrefix("INSERT INTO \"Parcel\"") }, "\(statements.map(\.2))")
             #expect(statements.allSatisfy { $0.0 == .debug && $0.2["microseconds"] != nil })
-            #expect(entries.contains { $0.0 == .warning && $0.1 == "statement failed" && "\($0.2["sql"] ?? "")".contains("nowhere") })
-            #expect(!entries.contains { "\($0.2)".contains("secret-value") }, "values are never logged")
+            #expect(
+                entries.contains {
+                    $0.0 == .debug && $0.1 == "statement failed" && "\($0.2["sql"] ?? "")".contains("nowhere")
+                        && "\($0.2["sqlstate"] ?? "")" == "42P01"
+                })
+            #expect(
+                !entries.contains { "\($0.2)".contains("secret-value") && !"\($0.2["sql"] ?? "")".contains("secret-value") },
+                "values are never logged, but in SQL that writes them as literals")
+            #expect(!entries.contains { $0.0 >= .warning }, "routine failures stay at debug")
         }
 
         @Test func statementsConnectionsAndErrorsAreCountedAndTimed() throws {
@@ -77,14 +89,14 @@
             #expect(try Parcel.count(in: store) == 3)
             #expect(throws: ModelStoreError.self) { try store.rawRows("SELECT * FROM nowhere") }
             try store.close()
-            let selects = try metrics.expectTimer("modelstore_statement_duration", [("statement", "SELECT")])
+            let selects = try metrics.expectTimer("modelstore_statement_duration_seconds", [("statement", "SELECT")])
             #expect(selects.values.count >= 1)
             #expect(selects.values.allSatisfy { $0 > 0 })
-            let inserts = try metrics.expectTimer("modelstore_statement_duration", [("statement", "INSERT")])
+            let inserts = try metrics.expectTimer("modelstore_statement_duration_seconds", [("statement", "INSERT")])
             #expect(inserts.values.count >= 3)
-            let errors = try metrics.expectCounter("modelstore_statement_errors", [("sqlstate", "42P01")])
+            let errors = try metrics.expectCounter("modelstore_statement_errors_total", [("sqlstate", "42P01")])
             #expect(errors.totalValue == 1)
-            #expect(try metrics.expectCounter("modelstore_connections_opened").totalValue >= 2, "a writer and a reader")
+            #expect(try metrics.expectCounter("modelstore_connections_opened_total").totalValue >= 2, "a writer and a reader")
         }
 
         @Test func tasksReadingSideBySideRunOnTheServerAtOnceUpToTheReaders() async throws {
@@ -114,6 +126,20 @@
             let eight = try await seconds(tasks: 8)
             #expect(one >= 0.48)
             #expect(eight < one / 3, "48 reads: one task \(one) s, eight tasks \(eight) s")
+        }
+
+        @Test func aStoreThatConnectsLateStillCallsAWrongDatabaseAWrongDatabase() throws {
+            // The same server, a database it does not have (3D000): the configuration's fault,
+            // not a server that is down.
+            let url = try #require(Backend.postgresURL)
+            guard let slash = url.range(of: "/modelstore?") else { return }
+            var wrong = try PostgresConfiguration(
+                url: url.replacingCharacters(in: slash, with: "/no_such_database_\(UUID().uuidString.prefix(6))?"))
+            wrong.connectsAtOpen = false
+            let store = try ModelStore(postgres: wrong)
+            defer { try? store.close() }
+            let error = #expect(throws: ModelStoreError.self) { try Parcel.count(in: store) }
+            #expect(error?.code == .cannotOpen, "\(error?.message ?? "")")
         }
 
         @Test func theServiceClosesTheStoreWhenItsGroupShutsDown() async throws {
