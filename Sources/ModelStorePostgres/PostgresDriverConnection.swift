@@ -431,16 +431,19 @@
                 return .server(state: "08000", message: "\(error)", sql: sql)
             }
             if let info = error.serverInfo {
-                if info[.sqlState] == "0A000", info[.message]?.contains("system column") == true,
-                    sql?.contains("modelstore_inserted") == true
-                {
+                let noSystemColumn =
+                    info[.sqlState] == "0A000" && info[.message]?.contains("system column") == true
+                    || info[.sqlState] == "42703" && info[.message]?.contains("\"xmax\"") == true
+                if noSystemColumn, sql?.contains("modelstore_inserted") == true {
                     // The upsert's RETURNING reads xmax to tell an insert from an update; a
-                    // partitioned table (its rows live in the partitions) has none to return.
+                    // partitioned table (its rows live in the partitions) or a view has none.
                     return .backend(
                         .unsupported,
-                        "A save into a partitioned table is not supported on PostgreSQL yet: the upsert tells an insert from an update by the row's xmax, which a partitioned table does not return. Nothing was written.",
+                        "A save into a partitioned table or a view is not supported on PostgreSQL yet: the upsert tells an insert from an update by the row's xmax, which neither returns. Nothing was written.",
                         message: info[.message] ?? "", state: "0A000", sql: sql,
-                        suggestion: "Save through a model whose tableName is the partition, or keep the model's table unpartitioned.")
+                        suggestion:
+                            "Save through a model whose tableName is the table itself (for a partitioned table, its partition), or keep the model's table unpartitioned."
+                    )
                 }
                 var message = info[.message] ?? "\(error.code)"
                 if let detail = info[.detail] { message += " (\(detail))" }

@@ -783,6 +783,22 @@ extension MigrationsOnBothBackendsTests {
     }
 
     @Test(arguments: Backend.available.filter { $0 == .postgres })
+    func aSaveIntoAViewIsRefusedForItsMissingKeyBeforeAnythingIsWritten(_ backend: Backend) throws {
+        let database = try seeded(backend)
+        let first = try database.open()
+        _ = try first.execute(#"CREATE VIEW "CrateView" AS SELECT * FROM "Crate""#)
+        try first.close()
+        let store = try database.open()
+        defer { try? store.close() }
+        let save = #expect(throws: ModelStoreError.self) { try CrateOnAView(id: 9, label: "cup", weight: nil).save(in: store) }
+        // Refused before anything is written: a view has no primary key to upsert on.
+        #expect(save?.code == .schemaMismatch, "\(save?.message ?? "")")
+        #expect(save?.message.contains("primary key") == true, "\(save?.message ?? "")")
+        #expect(save?.message.contains("xmax") == false, "\(save?.message ?? "")")
+        #expect(try Crate.count(in: store) == 3)
+    }
+
+    @Test(arguments: Backend.available.filter { $0 == .postgres })
     func aRebuildKeepsTheForeignKeyOfAPartitionedTableThatRefersToIt(_ backend: Backend) throws {
         let database = try seeded(backend)
         let first = try database.open()
@@ -845,4 +861,13 @@ extension MigrationsOnBothBackendsTests {
         defer { try? next.close() }
         #expect(try await Crate.findAll(in: next).sorted { $0.id < $1.id } == crates)
     }
+}
+
+/// `Crate` read and written through a view of its table.
+private struct CrateOnAView: StoredModel, Equatable {
+    var id: Int64
+    var label: String
+    var weight: Double?
+    static let primaryKey = ["id"]
+    static let tableName = "CrateView"
 }
