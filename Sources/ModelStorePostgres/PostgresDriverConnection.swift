@@ -43,9 +43,18 @@
         var location: String { server.description }
         var tablesIdentity: String { server.description + " " + (server.schema ?? "") }
 
-        init(server: PostgresConfiguration, settings: RemoteConnectionSettings) throws {
+        /// A connection that listens (a change feed's): the channel, and what a notification
+        /// on it — or a new connection, which may have missed some — calls.
+        struct Listening {
+            let channel: String
+            let notified: @Sendable () -> Void
+        }
+        private let listening: Listening?
+
+        init(server: PostgresConfiguration, settings: RemoteConnectionSettings, listening: Listening? = nil) throws {
             self.server = server
             self.settings = settings
+            self.listening = listening
             self.metrics = DriverMetrics(factory: server.metricsFactory ?? MetricsSystem.factory)
             self.logger = server.logger
             self.connection = try connect()
@@ -138,6 +147,20 @@
                 } catch {
                     Self.release(connection)
                     throw error
+                }
+                if let listening {
+                    // Each new connection listens again, and is told to read what it may have
+                    // missed while there was none.
+                    connection.addListener(channel: listening.channel) { _, _ in listening.notified() }
+                    do {
+                        _ = try Wait.for(
+                            connection.query(PostgresQuery(unsafeSQL: "LISTEN \(Self.quoted(listening.channel))"), logger: Self.logger),
+                            wakeup: wakeup, limit: limit)
+                    } catch {
+                        Self.release(connection)
+                        throw error
+                    }
+                    listening.notified()
                 }
                 self.wakeup = wakeup
                 server.logger.info(

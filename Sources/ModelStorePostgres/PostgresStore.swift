@@ -300,5 +300,10 @@
         func open(_ settings: RemoteConnectionSettings) throws -> any RemoteConnection {
             try PostgresDriverConnection(server: server, settings: settings)
         }
+
+        func changeFeedOpener(_ settings: RemoteConnectionSettings, tick: TimeInterval) -> ChangeFeedOpener? {
+            let server = server
+            return { publish in try PostgresChangeFeed(server: server, settings: settings, tick: tick, publish: publish) }
+        }
     }
 #endif

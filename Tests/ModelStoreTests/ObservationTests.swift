@@ -35,7 +35,7 @@ where S.Element: Sendable {
     return (collected, task)
 }
 
-// SQLite-only: observation throws .unsupported on PostgreSQL.
+// Both backends: SQLite's temp triggers, and the server's change log (PostgresChangeFeed).
 @Suite("Observation: live queries and change streams")
 struct ObservationTests {
     // MARK: Live queries
@@ -58,8 +58,9 @@ struct ObservationTests {
         #expect(await eventually { seen.current.last?.map(\.id) == [2, 3] })
     }
 
-    @Test func equalResultsAreNotRepeatedAndUnrelatedCommitsDoNotRefetch() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func equalResultsAreNotRepeatedAndUnrelatedCommitsDoNotRefetch(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         let fetches = Locked(0)
         let delivered = Collected<Int>()
@@ -83,8 +84,9 @@ struct ObservationTests {
         token.cancel()
     }
 
-    @Test func aSlowConsumerGetsTheLatestResultNotABacklog() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func aSlowConsumerGetsTheLatestResultNotABacklog(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         var iterator = store.observe { try Note.count(in: store) }.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
@@ -99,8 +101,9 @@ struct ObservationTests {
         #expect(received.count <= 3, "\(received)")
     }
 
-    @Test func relationshipLoadingObservesTheRelatedTablesToo() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func relationshipLoadingObservesTheRelatedTablesToo(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         try await Rack(id: 1, name: "top", items: [Ware(id: 1, label: "cup")]).save(in: store)
         let (seen, task) = collect(Rack.observe(key: 1, loading: .direct, in: store))
@@ -116,24 +119,27 @@ struct ObservationTests {
     /// the global queue's threads are the concurrency pool's, which stops growing while one of
     /// its threads is busy, and a fetch that kept one busy (a count over a table another
     /// process kept growing) held back every task waiting for a thread until it ended.
-    // SQLite only: live queries are refused on a server store (`.unsupported`, issue 28).
-    @Test func aLiveQuerysFetchRunsOnTheStoresOwnThreadsNotTheSharedPool() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func aLiveQuerysFetchRunsOnTheStoresOwnThreadsNotTheSharedPool(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         let labels = Collected<String>()
         let token = store.observe({ () -> Int in
             labels.add(WorkerThreads.isCurrentThreadAWorker ? "worker" : Thread.current.name ?? "?")
             return try Note.count(in: store)
         }) { _ in }
-        #expect(await eventually { labels.current.count == 1 })
+        #expect(await eventually { !labels.current.isEmpty })
         try await Note(id: 1, text: "a").save(in: store)
-        #expect(await eventually { labels.current.count == 2 })
+        // (A server's feed fetches once more when it first records a table: what changed
+        // between the first fetch and the trigger is unknown.)
+        #expect(await eventually { labels.current.count >= 2 })
         token.cancel()
-        #expect(labels.current == ["worker", "worker"])
+        #expect(labels.current.allSatisfy { $0 == "worker" }, "\(labels.current)")
     }
 
-    @Test func aRolledBackTransactionYieldsNothing() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func aRolledBackTransactionYieldsNothing(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         let changes = Collected<ModelChanges<Note>>()
         let token = try store.changes(of: Note.self) { changes.add($0) }
@@ -159,8 +165,9 @@ struct ObservationTests {
 
     // MARK: Change streams
 
-    @Test func tenThousandSavesInOneTransactionAreOneChange() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func tenThousandSavesInOneTransactionAreOneChange(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         var iterator = store.changes(of: Note.self).makeAsyncIterator()
         try await store.transaction {
@@ -174,8 +181,9 @@ struct ObservationTests {
         #expect(try second.keys(\.updated, as: Int64.self) == [1])
     }
 
-    @Test func everyWritePathReportsItsKeys() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func everyWritePathReportsItsKeys(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         var notes = store.changes(of: Note.self).makeAsyncIterator()
         var items = store.changes(of: Ware.self).makeAsyncIterator()
@@ -200,7 +208,7 @@ struct ObservationTests {
             Note(id: 5, text: "completion").save(in: store) { _ in done.resume() }
         }
         #expect(try await next() == ([5], [], []))
-        try store.rawExecute("DELETE FROM Note WHERE id = 5")  // raw SQL
+        try store.rawExecute("DELETE FROM \"Note\" WHERE id = 5")  // raw SQL
         #expect(try await next() == ([], [], [5]))
 
         // A graph save reports the related models; a cascade reports what it removed.
@@ -212,8 +220,9 @@ struct ObservationTests {
         #expect(try Set(cascaded.keys(\.deleted, as: Int64.self)) == [7, 8])
     }
 
-    @Test func aTableCreatedByTheObservedTransactionReportsEveryRecord() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func aTableCreatedByTheObservedTransactionReportsEveryRecord(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         var iterator = store.changes(of: Note.self).makeAsyncIterator()
         _ = try await Note.save([Note(id: 1, text: "a"), Note(id: 2, text: "b")], in: store)  // creates the table
@@ -221,28 +230,37 @@ struct ObservationTests {
         #expect(try change.keys(\.inserted, as: Int64.self) == [1, 2])
     }
 
-    @Test func anotherProcessesCommitIsNoticed() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func anotherProcessesCommitIsNoticed(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
-        let path = try #require(store.path)
         _ = try await Parcel.save(Parcel.batch(1), in: store)
         let counts = Collected<Int>()
         let token = store.observe({ try Parcel.count(in: store) }) { result in if case .success(let count) = result { counts.add(count) } }
         var changes = store.changes(of: Parcel.self).makeAsyncIterator()
         #expect(await eventually { counts.current == [Parcel.count(inBatch: 1)] })
-        let writer = try HelperProcess("write-batches", path: path)
+        let writer = try HelperProcess("write-batches", path: try test.processArgument())
         try writer.waitFor("started")
         #expect(await eventually { (counts.current.last ?? 0) > Parcel.count(inBatch: 1) })
         writer.stop()
         let external = try #require(await changes.next())
-        #expect(!external.keysAreKnown)
+        switch backend {
+        case .sqlite:
+            // SQLite learns of another process's commit from the file's version: no keys.
+            #expect(!external.keysAreKnown)
+        case .postgres:
+            // The server's change log has every writer's keys: the helper's second batch.
+            #expect(external.keysAreKnown)
+            #expect(try external.keys(\.inserted, as: Int64.self) == Parcel.batch(2).map(\.id))
+        }
         token.cancel()
     }
 
     // MARK: Ending
 
-    @Test func cancellingAnObservationRemovesItsObserver() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func cancellingAnObservationRemovesItsObserver(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         let (_, task) = collect(store.observe { try Note.count(in: store) })
         let token = store.observe({ try Note.count(in: store) }) { _ in }
@@ -255,11 +273,17 @@ struct ObservationTests {
         #expect(await eventually { store.changeTracker.observerCount == 0 })
         // A write afterwards clears the triggers.
         try await Note(id: 1, text: "a").save(in: store)
-        // The writer's temp schema (readers have their own).
-        let writerTriggers = try await store.write { session in
-            try session.connection.scalar("SELECT count(*) FROM sqlite_temp_master WHERE type = 'trigger'")
+        switch backend {
+        case .sqlite:
+            // The writer's temp schema (readers have their own).
+            let writerTriggers = try await store.write { session in
+                try session.connection.scalar("SELECT count(*) FROM sqlite_temp_master WHERE type = 'trigger'")
+            }
+            #expect(writerTriggers == .integer(0))
+        case .postgres:
+            // The feed's listening connection closes with the last observer.
+            #expect(store.changeTracker.activeFeed == nil)
         }
-        #expect(writerTriggers == .integer(0))
     }
 
     @Test func closingAStoreEndsItsObservationsWithClosedAndFreesIt() async throws {
@@ -303,15 +327,16 @@ private struct Broken: StoredModel {
 }
 
 extension ObservationTests {
-    @Test func compositeKeysAndKeyChangesAreReportedAsTheyHappen() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func compositeKeysAndKeyChangesAreReportedAsTheyHappen(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         var changes = store.changes(of: Pairing.self).makeAsyncIterator()
         _ = try await Pairing.save([Pairing(left: "a", right: 1), Pairing(left: "b", right: 2)], in: store)
         let inserted = try #require(await changes.next())
         #expect(inserted.inserted == [[.text("a"), .integer(1)], [.text("b"), .integer(2)]])
         // Raw SQL that changes a key: the old record is gone, a new one is there.
-        try store.rawExecute("UPDATE Pairing SET \"right\" = 3 WHERE \"left\" = 'a'")
+        try store.rawExecute("UPDATE \"Pairing\" SET \"right\" = 3 WHERE \"left\" = 'a'")
         let moved = try #require(await changes.next())
         #expect(moved.deleted == [[.text("a"), .integer(1)]])
         #expect(moved.inserted == [[.text("a"), .integer(3)]])
@@ -327,8 +352,9 @@ extension ObservationTests {
         #expect(net.updated == [[.text("b"), .integer(2)]])
     }
 
-    @Test func linkingRecordsReRunsALiveQueryThatLoadsTheRelationship() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func linkingRecordsReRunsALiveQueryThatLoadsTheRelationship(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         try await Worker(id: 1, name: "Wu").save(in: store)
         try await Food(id: 1, name: "Pocky").save(in: store)
@@ -340,16 +366,16 @@ extension ObservationTests {
         #expect(await eventually { seen.current.last??.snacks?.map(\.id) == [1] }, "\(seen.current)")
     }
 
-    @Test func anotherStoresMigrationOnTheFileReachesTheObservers() async throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func anotherStoresMigrationOnTheFileReachesTheObservers(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
-        let path = try #require(store.path)
         try await Note(id: 1, text: "a").save(in: store)
         let counts = Collected<Int>()
         let token = store.observe({ try Note.count(in: store) }) { result in if case .success(let count) = result { counts.add(count) } }
         #expect(await eventually { counts.current == [1] })
-        let migrating = try ModelStore(
-            path: path, configuration: .init(migrations: [.sql("more notes", "INSERT INTO Note (id, text) VALUES (2, 'b'), (3, 'c')")]))
+        let migrating = try test.another(
+            configuration: .init(migrations: [.sql("more notes", "INSERT INTO \"Note\" (id, text) VALUES (2, 'b'), (3, 'c')")]))
         #expect(await eventually { counts.current.last == 3 })
         try migrating.close()
         token.cancel()
@@ -374,8 +400,9 @@ extension ObservationTests {
         #expect(await eventually { store.changeTracker.observerCount == 0 })
     }
 
-    @Test func observingFromInsideATransactionBlockNeitherDeadlocksNorMissesItsCommit() throws {
-        let test = try TestStore(.file)
+    @Test(arguments: Backend.available)
+    func observingFromInsideATransactionBlockNeitherDeadlocksNorMissesItsCommit(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         let counts = Collected<Int>()
         let token = try store.transaction { () throws -> ObservationToken in

@@ -121,7 +121,9 @@ public struct ModelChangeStream<Model: StoredModel>: AsyncSequence, Sendable {
                     ModelChanges(inserted: net.inserted, updated: net.updated, deleted: net.deleted, keysAreKnown: net.isKnown))
             }, finish: { continuation.finish() })
         continuation.onTermination = { _ in observer.cancel() }
-        observer.start()
+        // A stream that cannot start (its server's feed cannot record the table) ends at once;
+        // `ModelStore.isClosed` is false, so a loop can tell it from a closed store.
+        do { try observer.start() } catch { continuation.finish() }
         return stream.makeAsyncIterator()
     }
 }
@@ -199,8 +201,9 @@ extension ModelStore {
     /// ```swift
     /// let token = try store.changes(of: Snack.self) { change in print(change.deleted) }
     /// ```
-    /// - Throws: `ModelStoreError` `.invalidModel` for a model whose declarations cannot work,
-    ///   `.unsupported` on a PostgreSQL store.
+    /// - Throws: `ModelStoreError` `.invalidModel` for a model whose declarations cannot work;
+    ///   on a PostgreSQL store, the server's error when its change log cannot record the table
+    ///   (the role may not create triggers on it, or the server is unreachable).
     public func changes<M: StoredModel>(of type: M.Type, onChange: @escaping @Sendable (ModelChanges<M>) -> Void) throws
         -> ObservationToken
     {
@@ -213,7 +216,7 @@ extension ModelStore {
                 let change = ModelChanges<M>(inserted: net.inserted, updated: net.updated, deleted: net.deleted, keysAreKnown: net.isKnown)
                 deliver.async { onChange(change) }
             }, finish: {})
-        observer.start()
+        try observer.start()
         return ObservationToken { observer.cancel() }
     }
 }

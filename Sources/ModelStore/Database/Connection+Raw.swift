@@ -8,8 +8,9 @@ struct RawStatement {
     let isReadOnly: Bool
     /// Whether it creates, drops or alters something (the store's knowledge of tables is then stale).
     let changesSchema: Bool
-    /// Tables the statement reads (views resolved to their tables), for live queries.
-    let tablesRead: [String]
+    /// Tables the statement reads (views resolved to their tables), for live queries; nil
+    /// where the backend does not say (a server: it has no authorizer to ask).
+    let tablesRead: [String]?
     /// Tables the statement drops.
     let tablesDropped: [String]
 }
@@ -147,7 +148,8 @@ extension Connection {
             do {
                 try body(
                     RawStatement(
-                        statement: statement, isReadOnly: isReadOnly, changesSchema: changesSchema, tablesRead: [], tablesDropped: dropped))
+                        statement: statement, isReadOnly: isReadOnly, changesSchema: changesSchema, tablesRead: nil, tablesDropped: dropped)
+                )
             } catch let error as ModelStoreError where error.sql != nil && error.sql == statement.remote?.serverSQL {
                 throw Self.rawServerFailure(error, sql: text)
             }

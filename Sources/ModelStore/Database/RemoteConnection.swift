@@ -65,6 +65,14 @@ package protocol RemoteOpener: Sendable {
     var description: String { get }
     /// The server's SQL and what it can do.
     var dialect: any SQLDialect { get }
+    /// Opens the server's change feed, for a store whose observers need one (see
+    /// `ChangeFeed`); nil where the backend keeps no record of changes. `tick` is how often
+    /// the feed looks for what a notification may not have told it.
+    func changeFeedOpener(_ settings: RemoteConnectionSettings, tick: TimeInterval) -> ChangeFeedOpener?
+}
+
+extension RemoteOpener {
+    package func changeFeedOpener(_ settings: RemoteConnectionSettings, tick: TimeInterval) -> ChangeFeedOpener? { nil }
 }
 
 /// The server side of a `Statement`: the SQL it sends, the values bound, and the rows that

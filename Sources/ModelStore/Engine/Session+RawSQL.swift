@@ -40,7 +40,13 @@ extension Session {
                 }
             }
             // A live query re-runs when a table its SQL reads changes.
-            if let recorder = link.recorder { for name in raw.tablesRead { recorder.note(tableNamed: name) } }
+            if let recorder = link.recorder {
+                if let names = raw.tablesRead {
+                    for name in names { recorder.note(tableNamed: name) }
+                } else {
+                    recorder.noteUnknownTables()
+                }
+            }
             try bind(sql, to: raw)
             defer { raw.statement.reset() }
             func read() throws {

@@ -8,32 +8,6 @@ import Foundation
     import Musl
 #endif
 
-/// What one committed transaction changed, as observers see it.
-struct CommittedChanges: Sendable {
-    /// A row's change, its key in the table's key order (empty for tables observed without keys).
-    struct Row: Sendable {
-        enum Operation: Int64, Sendable {
-            case insert = 1, update = 2, delete = 3
-        }
-        let operation: Operation
-        let key: [SQLValue]
-    }
-
-    /// Lowercased names of the tables the transaction wrote.
-    var tables: Set<String> = []
-    /// Row changes by lowercased table name, in the order they happened.
-    var rows: [String: [Row]] = [:]
-    /// Which tables and rows changed is unknown, so every observer treats everything as
-    /// changed: a commit by another connection (another process, or another store on the
-    /// file), or one whose transaction began before the set of observed tables changed (its
-    /// triggers may not cover a table observed since).
-    var isUnknown = false
-    /// The tracker generation the transaction's triggers matched.
-    var generation = -1
-
-    var isEmpty: Bool { tables.isEmpty && !isUnknown }
-}
-
 /// Something that wants to hear about committed changes. Called on the writer's thread right
 /// after each commit, in commit order: it must only hand the work on, never block.
 protocol ChangeObserver: AnyObject, Sendable {
@@ -43,12 +17,6 @@ protocol ChangeObserver: AnyObject, Sendable {
     /// The store closed: end with `error` where the consumer can hear it (a live query
     /// throws it, a handler receives it), finish, and let go of the store.
     func storeClosed(_ error: ModelStoreError)
-}
-
-/// A table the writer records changes of, with the key columns to record.
-struct ObservedTable: Sendable, Hashable {
-    let name: String
-    let keyColumns: [String]
 }
 
 /// The store's observers and the tables they watch. The writer asks it, at the start of each
@@ -95,9 +63,78 @@ final class ChangeTracker: @unchecked Sendable {
     private var seenVersion: Int64?
     private let pollQueue = DispatchQueue(label: "ModelStore change poll")
 
-    init(pollInterval: TimeInterval, versionSource: @escaping @Sendable () -> Int64?) {
+    // A backend's change feed (a server's, see `ChangeFeed`), in place of the poll: opened
+    // while anything is observed, closed when nothing is.
+    private let feedOpener: ChangeFeedOpener?
+    /// Held while the feed opens or closes (never while `lock` is wanted by the feed's thread).
+    private let feedLock = NSLock()
+    private var feed: (any ChangeFeed)?
+    /// The writer's committed transactions the feed has not published yet, with the live
+    /// query fetch that wrote each (it does not re-run itself for its own writes).
+    private var origins: [String: TableRecorder] = [:]
+
+    init(pollInterval: TimeInterval, versionSource: @escaping @Sendable () -> Int64?, feedOpener: ChangeFeedOpener? = nil) {
         self.pollInterval = pollInterval
         self.versionSource = versionSource
+        self.feedOpener = feedOpener
+    }
+
+    /// Whether the backend records changes itself (a server's feed).
+    var hasFeed: Bool { feedOpener != nil }
+
+    /// The open feed, while anything is observed.
+    var activeFeed: (any ChangeFeed)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return feed
+    }
+
+    /// The feed, opened if it is not yet; nil where the backend has none or nothing is
+    /// observed any more.
+    ///
+    /// - Throws: `ModelStoreError` when it cannot be opened (the server is unreachable, or
+    ///   refuses the log's tables).
+    func openFeed() throws -> (any ChangeFeed)? {
+        guard let feedOpener else { return nil }
+        feedLock.lock()
+        defer { feedLock.unlock() }
+        if let open = activeFeed { return open }
+        let opened = try feedOpener { [weak self] changes, transaction in self?.publishFromFeed(changes, transaction: transaction) }
+        lock.lock()
+        let wanted = !observers.isEmpty
+        if wanted { feed = opened }
+        lock.unlock()
+        if !wanted { opened.close() }
+        return wanted ? opened : nil
+    }
+
+    /// Notes the writer's transaction `transaction`, committed by `origin`'s fetch, before the
+    /// feed publishes it.
+    func expectOwn(_ transaction: String, origin: TableRecorder) {
+        lock.lock()
+        origins[transaction] = origin
+        lock.unlock()
+    }
+
+    private func publishFromFeed(_ changes: CommittedChanges, transaction: String) {
+        lock.lock()
+        let origin = origins.removeValue(forKey: transaction)
+        lock.unlock()
+        publish(changes, origin: origin)
+    }
+
+    /// Closes the feed once nothing is observed (called without `lock` held).
+    private func closeFeedIfUnused() {
+        feedLock.lock()
+        lock.lock()
+        let closing = observers.isEmpty ? feed : nil
+        if closing != nil {
+            feed = nil
+            origins = [:]
+        }
+        lock.unlock()
+        feedLock.unlock()
+        closing?.close()
     }
 
     deinit {
@@ -139,6 +176,7 @@ final class ChangeTracker: @unchecked Sendable {
         recomputeWatched()
         if observers.isEmpty { stopPolling() }
         lock.unlock()
+        closeFeedIfUnused()
     }
 
     var observerCount: Int {
@@ -155,6 +193,7 @@ final class ChangeTracker: @unchecked Sendable {
         recomputeWatched()
         stopPolling()
         lock.unlock()
+        closeFeedIfUnused()
         return all
     }
 
@@ -208,7 +247,8 @@ final class ChangeTracker: @unchecked Sendable {
     // MARK: Other connections' commits
 
     private func startPollingIfNeeded() {
-        guard timer == nil, !observers.isEmpty else { return }
+        // (A backend with a feed hears of other connections' commits from it.)
+        guard timer == nil, !observers.isEmpty, feedOpener == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: pollQueue)
         timer.schedule(deadline: .now(), repeating: pollInterval, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in self?.poll() }
@@ -256,6 +296,23 @@ final class TableRecorder: @unchecked Sendable {
         lock.lock()
         if names[name.lowercased()] == nil { names[name.lowercased()] = ObservedTable(name: name, keyColumns: []) }
         lock.unlock()
+    }
+
+    /// Noted a statement whose tables the backend does not tell (raw SQL on a server): the
+    /// fetch may read any table.
+    func noteUnknownTables() {
+        lock.lock()
+        readsUnknownTables = true
+        lock.unlock()
+    }
+
+    private var readsUnknownTables = false
+
+    /// Whether the fetch ran a statement whose tables are unknown.
+    var readsAnyTable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return readsUnknownTables
     }
 
     var tables: [ObservedTable] {

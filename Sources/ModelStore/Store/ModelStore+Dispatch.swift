@@ -147,6 +147,10 @@ extension ModelStore {
         let (observing, generation) = changeTracker.state
         // (Only where triggers record changes: observation is refused elsewhere.)
         let recording = (observing || !link.watchedTables.isEmpty) && link.connection.capabilities.observesChanges
+        // A backend's change feed records every connection's changes itself: the writer only
+        // names its transaction, and has the feed publish right after the commit.
+        let feed = observing ? changeTracker.activeFeed : nil
+        var ownTransaction: String?
         var changes: CommittedChanges?
         return try SessionContext.with(store: id, link: link, isWriter: true) {
             do {
@@ -175,11 +179,18 @@ extension ModelStore {
                                 if observing { changes = collected }
                             }
                             link.createdTables = []
+                            if let feed, case .text(let name)? = try link.connection.scalar(feed.transactionSQL) {
+                                ownTransaction = name
+                            }
                             return result
                         }
                     }
                 }
                 link.commitPending(to: self)
+                if let feed {
+                    if let ownTransaction, let recorder { changeTracker.expectOwn(ownTransaction, origin: recorder) }
+                    feed.catchUp()
+                }
                 // Without observers at its start, a transaction records nothing; one that
                 // began before the first observer came still reaches it (as unknown changes).
                 changeTracker.publish(changes ?? CommittedChanges(generation: generation), origin: recorder)

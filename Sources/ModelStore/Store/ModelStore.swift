@@ -111,12 +111,29 @@ public final class ModelStore: Sendable {
     let isFileStore: Bool
     /// Whether the store is on a database server (ModelStorePostgres), not SQLite.
     var cannotObserve: Bool {
-        if case .remote(let opener) = pool.location { return !opener.dialect.capabilities.observesChanges }
+        if case .remote(let opener) = pool.location { return !opener.dialect.capabilities.observesChanges && !changeTracker.hasFeed }
         return false
     }
 
+    /// Makes the backend's change feed record `tables` (nothing where SQLite's temp triggers
+    /// record changes); true when it began recording one just now, so what changed in it
+    /// before is unknown.
+    ///
+    /// - Throws: `ModelStoreError` when the feed cannot record them.
+    func recordChanges(of tables: [ObservedTable]) throws -> Bool {
+        guard changeTracker.hasFeed, !tables.isEmpty, let feed = try changeTracker.openFeed() else { return false }
+        var execute: ((String) throws -> Void)?
+        // Inside this store's write transaction, the record is made in it: made on the feed's
+        // connection it would wait for a lock that very transaction holds.
+        if let context = SessionContext.current(for: ObjectIdentifier(self)), context.isWriter {
+            let connection = context.link.connection
+            execute = { try connection.execute($0) }
+        }
+        return try feed.record(tables, execute: execute)
+    }
+
     /// The error observation gives where the backend cannot record changes: it needs
-    /// SQLite's triggers calling Swift.
+    /// SQLite's triggers calling Swift, or a backend's change feed.
     func observationUnsupported() -> ModelStoreError {
         var backend = "another database"
         if case .remote(let opener) = pool.location { backend = opener.dialect.name }
@@ -223,9 +240,15 @@ public final class ModelStore: Sendable {
         let pool = self.pool
         let isFile: Bool
         if case .file = location { isFile = true } else { isFile = false }
+        var feedOpener: ChangeFeedOpener?
+        if case .remote(let opener) = location {
+            feedOpener = opener.changeFeedOpener(
+                RemoteConnectionSettings(lockTimeout: configuration.busyTimeout, storeIsOpen: true),
+                tick: max(0.05, configuration.externalChangePollInterval * 10))
+        }
         self.changeTracker = ChangeTracker(
             pollInterval: max(0.001, configuration.externalChangePollInterval),
-            versionSource: { isFile ? pool.writerDataVersion() : nil })
+            versionSource: { isFile ? pool.writerDataVersion() : nil }, feedOpener: feedOpener)
         // A shared-cache memory database locks whole tables, so its reads must not overlap
         // writes; a file's readers read a WAL snapshot, and a server's their own (MVCC).
         switch location {

@@ -77,17 +77,32 @@ final class LiveObserver<Value: Sendable>: ChangeObserver, @unchecked Sendable {
             fetching = recorder
             lock.unlock()
             let before = store.changeTracker.commitCount
-            let result = Result { try recorder.recording { try fetch() } }.mapError { ModelStoreError.wrapping($0) }
-            let read = recorder.tables
+            var result = Result { try recorder.recording { try fetch() } }.mapError { ModelStoreError.wrapping($0) }
+            var read = recorder.tables
+            // Raw SQL whose tables the backend does not tell: every table of the store's schema.
+            if case .success = result, recorder.readsAnyTable {
+                do {
+                    let known = Set(read.map { $0.name })
+                    let all = try store.read { session in try MigrationRunner.userTables(on: session.connection) }
+                    read += all.filter { !known.contains($0) }.map { ObservedTable(name: $0, keyColumns: []) }
+                } catch {
+                    result = .failure(ModelStoreError.wrapping(error))
+                }
+            }
             let readNames = Set(read.map { $0.name.lowercased() })
             // A failed fetch may have read nothing yet: it stays interested in everything.
-            if case .success = result { store.changeTracker.update(self, tables: read) }
-            // A commit between this fetch's snapshot and the moment the writer watches a
-            // table the fetch newly read may have gone unrecorded: fetch once more.
+            var began = false
+            if case .success = result {
+                store.changeTracker.update(self, tables: read)
+                // A backend's feed records the tables from now on, for every connection.
+                do { began = try store.recordChanges(of: read) } catch { result = .failure(ModelStoreError.wrapping(error)) }
+            }
+            // A commit between this fetch's snapshot and the moment the writer (or the feed)
+            // records a table the fetch newly read may have gone unrecorded: fetch once more.
             lock.lock()
             let grew = tables.map { !readNames.isSubset(of: $0) } ?? true
             lock.unlock()
-            if case .success = result, grew, store.changeTracker.commitCount != before {
+            if case .success = result, grew, store.changeTracker.commitCount != before || began {
                 lock.lock()
                 dirty = true
                 lock.unlock()
@@ -163,11 +178,21 @@ final class StreamObserver: ChangeObserver, @unchecked Sendable {
         self.finish = finish
     }
 
-    func start() {
+    /// Starts the stream.
+    ///
+    /// - Throws: `ModelStoreError` when the backend's feed cannot record the table; the
+    ///   stream is then ended.
+    func start() throws {
         lock.lock()
         let store = self.store
         lock.unlock()
         store?.changeTracker.add(self, tables: [table])
+        do {
+            _ = try store?.recordChanges(of: [table])
+        } catch {
+            cancel()
+            throw ModelStoreError.wrapping(error)
+        }
     }
 
     func receive(_ changes: CommittedChanges, origin: TableRecorder?) {

@@ -51,6 +51,13 @@ struct Session {
                 }
             try SchemaMigrator.prepare(table, on: connection)
             if !existed { link.createdTables.insert(table.tableName.lowercased()) }
+            // A backend's change feed waiting for this table records it from its first row.
+            if let feed = store.changeTracker.activeFeed {
+                for sql in feed.statementsRecording(table: table.tableName, keyColumns: table.keyNames) { try connection.execute(sql) }
+                for join in table.joinTables {
+                    for sql in feed.statementsRecording(table: join.name, keyColumns: []) { try connection.execute(sql) }
+                }
+            }
             link.pending[id] = table
             // Foreign keys need their targets' tables, even for links that are NULL.
             for relationship in table.relationships {

@@ -214,7 +214,21 @@ do {
         try? store.close()
         exit(0)
     }
-    let store = try ModelStore(path: arguments[2])
+    let store: ModelStore
+    if arguments[2].hasPrefix("postgres|") {
+        // Another process on a server store's schema: `postgres|URL|schema`.
+        #if PostgreSQL
+            let parts = arguments[2].split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            var server = try PostgresConfiguration(url: parts[1])
+            server.schema = parts[2]
+            store = try ModelStore(postgres: server)
+        #else
+            FileHandle.standardError.write(Data("built without the PostgreSQL trait\n".utf8))
+            exit(2)
+        #endif
+    } else {
+        store = try ModelStore(path: arguments[2])
+    }
     switch arguments[1] {
     case "write-batches": try writeBatches(store)
     case "hold-write-lock": try holdWriteLock(store)

@@ -2,14 +2,14 @@ import Foundation
 import Testing
 @testable import ModelStore
 
-// SQLite-only: observation throws .unsupported on PostgreSQL.
+// Both backends but for the descriptors test (a file's descriptors) and streams (their suite).
 /// Closing a store never looks like the end of the rows: a stream being read, a live query
 /// and a change stream each end in a way their consumer can tell from "no more", and a store
 /// that only an observation still uses is released when that observation ends.
 @Suite("Reliability: closing a store under its streams and observers")
 struct CloseUnderObserversTests {
-    private func fileStore(records: Int) throws -> (TestStore, ModelStore) {
-        let test = try TestStore(.file)
+    private func fileStore(records: Int, _ backend: Backend = .sqlite) throws -> (TestStore, ModelStore) {
+        let test = try TestStore(.file, or: backend)
         let snacks = (1...records).map { Snack(snackId: Int64($0), name: "snack \($0)", price: Double($0)) }
         _ = try Snack.save(snacks, in: test.store)
         return (test, test.store)
@@ -58,8 +58,9 @@ struct CloseUnderObserversTests {
         #expect(read < 20_000)
     }
 
-    @Test func aLiveQueryWhoseStoreClosesThrowsClosed() async throws {
-        let (test, store) = try fileStore(records: 3)
+    @Test(arguments: Backend.available)
+    func aLiveQueryWhoseStoreClosesThrowsClosed(_ backend: Backend) async throws {
+        let (test, store) = try fileStore(records: 3, backend)
         _ = test
         var values: [Int] = []
         var thrown: ModelStoreError?
@@ -77,8 +78,9 @@ struct CloseUnderObserversTests {
         #expect(thrown?.code == .closed)
     }
 
-    @Test func aLiveQueryHandlerHearsThatTheStoreClosed() throws {
-        let (test, store) = try fileStore(records: 3)
+    @Test(arguments: Backend.available)
+    func aLiveQueryHandlerHearsThatTheStoreClosed(_ backend: Backend) throws {
+        let (test, store) = try fileStore(records: 3, backend)
         _ = test
         let results = Locked<[Result<Int, ModelStoreError>]>([])
         let first = DispatchSemaphore(value: 0)
@@ -96,8 +98,9 @@ struct CloseUnderObserversTests {
         token.cancel()
     }
 
-    @Test func aChangeStreamEndsWhenTheStoreClosesAndTheStoreSaysSo() async throws {
-        let (test, store) = try fileStore(records: 1)
+    @Test(arguments: Backend.available)
+    func aChangeStreamEndsWhenTheStoreClosesAndTheStoreSaysSo(_ backend: Backend) async throws {
+        let (test, store) = try fileStore(records: 1, backend)
         _ = test
         #expect(!store.isClosed)
         var changes = 0

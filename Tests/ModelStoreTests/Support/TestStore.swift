@@ -43,6 +43,21 @@ final class TestStore: @unchecked Sendable {
         try self.init(backend == .sqlite ? kind : .postgres, configuration: configuration)
     }
 
+    /// Another store on the same data, as another process opens it: the file, or the schema.
+    func another(configuration: ModelStore.Configuration = .init()) throws -> ModelStore {
+        if let server { return try server.another(configuration: configuration) }
+        guard let path = store.path else { throw ModelStoreError(.invalidQuery, "in-memory SQLite stores are private") }
+        return try ModelStore(path: path, configuration: configuration)
+    }
+
+    /// What a helper process (ReliabilityHelper) opens to reach the same data: the file's
+    /// path, or `postgres|URL|schema`.
+    func processArgument() throws -> String {
+        if let server { return ["postgres", Backend.postgresURL ?? "", server.schemaName ?? ""].joined(separator: "|") }
+        guard let path = store.path else { throw ModelStoreError(.invalidQuery, "in-memory SQLite stores are private") }
+        return path
+    }
+
     init(_ kind: StoreKind = .memory, configuration: ModelStore.Configuration = .init()) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ModelStoreTests-\(UUID().uuidString)", isDirectory: true)
