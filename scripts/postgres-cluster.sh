@@ -70,7 +70,7 @@ start)
         listen="-c listen_addresses=localhost -c ssl=on -c ssl_cert_file=$tls/server.crt -c ssl_key_file=$tls/server.key"
     fi
     as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-        -o "-k $dir -p $port $listen -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        -o "-k $dir -p $port $listen -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" \
         start >&2
     as_owner "$bindir/createdb" -h "$dir" -p "$port" -U modelstore modelstore 2>/dev/null || true
     echo "postgres://modelstore@localhost:$port/modelstore?host=$dir"

@@ -47,7 +47,8 @@
         /// on it — or a new connection, which may have missed some — calls.
         struct Listening {
             let channel: String
-            let notified: @Sendable () -> Void
+            /// Called with a notification's payload, or nil for a new connection.
+            let notified: @Sendable (String?) -> Void
         }
         private let listening: Listening?
 
@@ -151,7 +152,7 @@
                 if let listening {
                     // Each new connection listens again, and is told to read what it may have
                     // missed while there was none.
-                    connection.addListener(channel: listening.channel) { _, _ in listening.notified() }
+                    connection.addListener(channel: listening.channel) { _, notification in listening.notified(notification.payload) }
                     do {
                         _ = try Wait.for(
                             connection.query(PostgresQuery(unsafeSQL: "LISTEN \(Self.quoted(listening.channel))"), logger: Self.logger),
@@ -160,7 +161,7 @@
                         Self.release(connection)
                         throw error
                     }
-                    listening.notified()
+                    listening.notified(nil)
                 }
                 self.wakeup = wakeup
                 server.logger.info(

@@ -25,15 +25,22 @@ package struct CommittedChanges: Sendable {
     /// file), or one whose transaction began before the set of observed tables changed (its
     /// triggers may not cover a table observed since).
     package var isUnknown = false
+    /// Lowercased tables (also in `tables`) whose changed rows are unknown, where the rest of
+    /// the transaction's are known (a TRUNCATE; a table a server's feed began recording).
+    package var unknownTables: Set<String> = []
     /// The tracker generation the transaction's triggers matched.
     var generation = -1
 
     var isEmpty: Bool { tables.isEmpty && !isUnknown }
 
-    package init(tables: Set<String> = [], rows: [String: [Row]] = [:], isUnknown: Bool = false, generation: Int = -1) {
+    package init(
+        tables: Set<String> = [], rows: [String: [Row]] = [:], isUnknown: Bool = false, unknownTables: Set<String> = [],
+        generation: Int = -1
+    ) {
         self.tables = tables
         self.rows = rows
         self.isUnknown = isUnknown
+        self.unknownTables = unknownTables
         self.generation = generation
     }
 }
@@ -100,8 +107,11 @@ package typealias ChangeFeedOpener =
 package enum ChangeLogNames {
     /// The table of recorded changes.
     package static let table = "modelstore_change_log"
-    /// The function its triggers call, and the triggers' name on each recorded table.
+    /// The function its triggers call.
     package static let function = "modelstore_record_change"
-    /// The statement-level trigger that records a TRUNCATE.
-    package static let truncateTrigger = "modelstore_record_truncate"
+    /// The triggers on each recorded table, one per event (statement triggers with
+    /// transition tables take one event each); the first one's presence means "recorded".
+    package static let triggers = [
+        "modelstore_record_insert", "modelstore_record_update", "modelstore_record_delete", "modelstore_record_truncate",
+    ]
 }

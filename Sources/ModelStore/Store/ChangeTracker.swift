@@ -89,30 +89,41 @@ final class ChangeTracker: @unchecked Sendable {
         return feed
     }
 
-    /// The feed, opened if it is not yet; nil where the backend has none or nothing is
-    /// observed any more.
+    /// The feed, opened if it is not yet (`openedNow`: what committed before it opened is not
+    /// in its record); nil where the backend has none or nothing is observed any more.
     ///
     /// - Throws: `ModelStoreError` when it cannot be opened (the server is unreachable, or
     ///   refuses the log's tables).
-    func openFeed() throws -> (any ChangeFeed)? {
+    func openFeed() throws -> (feed: any ChangeFeed, openedNow: Bool)? {
         guard let feedOpener else { return nil }
         feedLock.lock()
         defer { feedLock.unlock() }
-        if let open = activeFeed { return open }
+        if let open = activeFeed { return (open, false) }
         let opened = try feedOpener { [weak self] changes, transaction in self?.publishFromFeed(changes, transaction: transaction) }
         lock.lock()
         let wanted = !observers.isEmpty
         if wanted { feed = opened }
         lock.unlock()
         if !wanted { opened.close() }
-        return wanted ? opened : nil
+        return wanted ? (opened, true) : nil
     }
 
     /// Notes the writer's transaction `transaction`, committed by `origin`'s fetch, before the
     /// feed publishes it.
     func expectOwn(_ transaction: String, origin: TableRecorder) {
         lock.lock()
+        // A transaction whose writes the feed does not record is never published: forget
+        // such leftovers rather than keep them.
+        if origins.count > 1_000 { origins = [:] }
         origins[transaction] = origin
+        lock.unlock()
+    }
+
+    /// Forgets the writer's transaction `transaction` once the feed has had its chance to
+    /// publish it (it recorded nothing, or it rolled back).
+    func forgetOwn(_ transaction: String) {
+        lock.lock()
+        origins[transaction] = nil
         lock.unlock()
     }
 

@@ -181,19 +181,23 @@ extension ModelStore {
                             link.createdTables = []
                             if let feed, case .text(let name)? = try link.connection.scalar(feed.transactionSQL) {
                                 ownTransaction = name
+                                // Noted before the commit: the feed may read the commit first.
+                                if let recorder { changeTracker.expectOwn(name, origin: recorder) }
                             }
                             return result
                         }
                     }
                 }
                 link.commitPending(to: self)
-                if let feed {
-                    if let ownTransaction, let recorder { changeTracker.expectOwn(ownTransaction, origin: recorder) }
+                // (A transaction that wrote nothing has nothing for the feed to read.)
+                if let feed, let ownTransaction {
                     feed.catchUp()
+                    if recorder != nil { changeTracker.forgetOwn(ownTransaction) }
                 }
                 // Without observers at its start, a transaction records nothing; one that
-                // began before the first observer came still reaches it (as unknown changes).
-                changeTracker.publish(changes ?? CommittedChanges(generation: generation), origin: recorder)
+                // began before the first observer came still reaches it (as unknown changes) —
+                // except through a feed, which records every transaction whenever it began.
+                changeTracker.publish(changes ?? CommittedChanges(generation: changeTracker.hasFeed ? -1 : generation), origin: recorder)
                 return result
             } catch {
                 link.discardPending()
@@ -201,6 +205,11 @@ extension ModelStore {
                 // The trigger DDL of a rolled-back transaction went with it, the earlier
                 // triggers did not: start again from none.
                 if recording { link.resetWatches() }
+                // A feed learns that triggers this transaction made went with it.
+                if let feed {
+                    if let ownTransaction { changeTracker.forgetOwn(ownTransaction) }
+                    feed.catchUp()
+                }
                 throw error
             }
         }

@@ -121,7 +121,7 @@ public final class ModelStore: Sendable {
     ///
     /// - Throws: `ModelStoreError` when the feed cannot record them.
     func recordChanges(of tables: [ObservedTable]) throws -> Bool {
-        guard changeTracker.hasFeed, !tables.isEmpty, let feed = try changeTracker.openFeed() else { return false }
+        guard changeTracker.hasFeed, !tables.isEmpty, let (feed, openedNow) = try changeTracker.openFeed() else { return false }
         var execute: ((String) throws -> Void)?
         // Inside this store's write transaction, the record is made in it: made on the feed's
         // connection it would wait for a lock that very transaction holds.
@@ -129,7 +129,9 @@ public final class ModelStore: Sendable {
             let connection = context.link.connection
             execute = { try connection.execute($0) }
         }
-        return try feed.record(tables, execute: execute)
+        // A feed opened just now: what committed between the caller's fetch and its opening
+        // is in no record it reads.
+        return try feed.record(tables, execute: execute) || openedNow
     }
 
     /// The error observation gives where the backend cannot record changes: it needs

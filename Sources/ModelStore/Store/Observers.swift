@@ -202,7 +202,7 @@ final class StreamObserver: ChangeObserver, @unchecked Sendable {
         let stop = ended
         lock.unlock()
         guard !stop else { return }
-        deliver(changes.isUnknown ? .unknown : changes.net(of: name))
+        deliver(changes.isUnknown || changes.unknownTables.contains(name) ? .unknown : changes.net(of: name))
     }
 
     func cancel() {
