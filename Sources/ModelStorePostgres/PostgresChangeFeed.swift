@@ -185,9 +185,10 @@
                     }
                     recorded[table.name] = found.recorded
                     absent[table.name] = nil
-                } catch let error as ModelStoreError where error.serverState == "55P03" {
-                    // A long transaction holds the table: tried again by the feed, and its
-                    // changes until then reach observers as unknown.
+                } catch let error as ModelStoreError where ["55P03", "42710"].contains(error.serverState ?? "") {
+                    // A long transaction holds the table, or another process made its triggers
+                    // at the same moment: looked at again by the feed, and its changes until
+                    // then reach observers as unknown.
                     absent[table.name] = Date()
                     began = true
                 } catch {
@@ -352,8 +353,8 @@
                     failures[name] = nil
                     // Written before the triggers were there: which rows changed is unknown.
                     unknown.insert(name.lowercased())
-                } catch let error as ModelStoreError where error.serverState == "55P03" {
-                    absent[name] = now.addingTimeInterval(1)
+                } catch let error as ModelStoreError where ["55P03", "42710"].contains(error.serverState ?? "") {
+                    absent[name] = now.addingTimeInterval(error.serverState == "42710" ? 0 : 1)
                 } catch {
                     let failure = Self.explained(error, table: name)
                     if failure.serverState == "42501" { failures[name] = failure }

@@ -105,27 +105,45 @@
             let store = try ModelStore(postgres: server, configuration: .init(maximumReaders: 8))
             defer { try? store.close() }
             struct Row: Decodable, Sendable { var x: Int64 }
-            // Each read waits 10 ms on the server: time spent waiting, not computing, so the
-            // ratio holds on a busy machine.
-            func seconds(tasks: Int) async throws -> TimeInterval {
-                let started = Date()
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for _ in 0..<tasks {
-                        group.addTask {
-                            for _ in 0..<(48 / tasks) {
-                                _ = try await store.findFirst(Row.self, sql: "SELECT 1 AS x FROM pg_sleep(0.01)")
+            // Each read waits 10 ms on the server: time spent waiting, not computing. The readers
+            // are threads of their own, calling the synchronous form: beside the whole suite the
+            // concurrency pool's two threads were so busy that tasks, not the store, set the
+            // pace (one task 8.5 s, eight 10.2 s, under CI's coverage run).
+            func seconds(threads: Int) async throws -> TimeInterval {
+                try await offThePool {
+                    let started = Date()
+                    let failures = Locked<[any Error]>([])
+                    let group = DispatchGroup()
+                    for _ in 0..<threads {
+                        group.enter()
+                        Thread {
+                            do {
+                                for _ in 0..<(48 / threads) {
+                                    _ = try store.findFirst(Row.self, sql: "SELECT 1 AS x FROM pg_sleep(0.01)")
+                                }
+                            } catch {
+                                failures.withLock { $0.append(error) }
                             }
-                        }
+                            group.leave()
+                        }.start()
                     }
-                    try await group.waitForAll()
+                    group.wait()
+                    if let failure = failures.current.first { throw failure }
+                    return Date().timeIntervalSince(started)
                 }
-                return Date().timeIntervalSince(started)
             }
-            _ = try await seconds(tasks: 8)  // every reader connected
-            let one = try await seconds(tasks: 1)
-            let eight = try await seconds(tasks: 8)
-            #expect(one >= 0.48)
-            #expect(eight < one / 3, "48 reads: one task \(one) s, eight tasks \(eight) s")
+            _ = try await seconds(threads: 8)  // every reader connected
+            // A measurement on a machine that is busy with other tests: the best of three
+            // attempts must show the readers running side by side.
+            var attempts: [(one: TimeInterval, eight: TimeInterval)] = []
+            for _ in 0..<3 {
+                let one = try await seconds(threads: 1)
+                let eight = try await seconds(threads: 8)
+                #expect(one >= 0.48)
+                attempts.append((one, eight))
+                if eight < one / 3 { break }
+            }
+            #expect(attempts.contains { $0.eight < $0.one / 3 }, "48 reads, (one reader, eight readers) in seconds: \(attempts)")
         }
 
         @Test func aStoreThatConnectsLateStillCallsAWrongDatabaseAWrongDatabase() throws {
