@@ -19,7 +19,9 @@
     /// - "Where it last read" is a snapshot of the server's transactions (`pg_current_snapshot`)
     ///   and the largest position read: a transaction's rows get their positions when written,
     ///   not when it commits, so a later-committing transaction can hold smaller positions —
-    ///   but only one that was running at the snapshot (its xid is in the snapshot's list).
+    ///   but only one that was running at the snapshot (its xid in the snapshot's list, or at
+    ///   or past its xmax, which the list leaves out). Read as two index scans (a union: an OR
+    ///   of the two made the server scan the whole log).
     ///   The feed reads exactly the rows of transactions that were not visible in its last
     ///   snapshot and are in its new one, so none is skipped or read twice.
     /// - The triggers stay when observation ends (another process may rely on them). Rows
@@ -165,13 +167,15 @@
             }
             var began = false
             for table in tables where recorded[table.name] == nil && !awaitingCommit.contains(table.name) {
-                if let failure = failures[table.name] { throw failure }
                 do {
                     guard let found = try lookUp(table.name) else {
                         absent[table.name] = absent[table.name] ?? Date()
                         continue
                     }
                     if !found.current {
+                        // Refused before: told again, until its owner makes the triggers (then
+                        // the lookup finds them current).
+                        if let failure = failures[table.name] { throw failure }
                         if let execute {
                             // In the writer's transaction (a lock it holds would stall the
                             // feed's own DDL): recorded once it commits.
@@ -185,6 +189,7 @@
                     }
                     recorded[table.name] = found.recorded
                     absent[table.name] = nil
+                    failures[table.name] = nil
                 } catch let error as ModelStoreError where ["55P03", "42710"].contains(error.serverState ?? "") {
                     // A long transaction holds the table, or another process made its triggers
                     // at the same moment: looked at again by the feed, and its changes until
@@ -223,7 +228,7 @@
                 """
                 SELECT c.oid::int8, coalesce((SELECT json_agg(a.attname::text ORDER BY k.n) \(keys))::text, '[]'),
                     coalesce((SELECT json_agg(format_type(a.atttypid, NULL) ORDER BY k.n) \(keys))::text, '[]'),
-                    (SELECT encode(g.tgargs, 'escape') FROM pg_catalog.pg_trigger g
+                    (SELECT encode(g.tgargs, 'hex') FROM pg_catalog.pg_trigger g
                         WHERE g.tgrelid = c.oid AND g.tgname = '\(ChangeLogNames.triggers[0])')
                 FROM pg_catalog.pg_class c
                 WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND c.relname = $1::text
@@ -237,9 +242,13 @@
             return (recorded, true, arguments == Self.triggerArguments(keyColumns))
         }
 
-        /// The key columns as `pg_trigger.tgargs` holds them, read with `encode(…, 'escape')`.
+        /// The key columns as `pg_trigger.tgargs` holds them (each name's bytes and a NUL),
+        /// read with `encode(…, 'hex')` (`'escape'` writes bytes past ASCII as octal).
         private static func triggerArguments(_ columns: [String]) -> String {
-            columns.map { $0.replacingOccurrences(of: "\\", with: "\\\\") + "\\000" }.joined()
+            columns.flatMap { Array($0.utf8) + [0] }.map { byte in
+                let digits = String(byte, radix: 16)
+                return byte < 16 ? "0" + digits : digits
+            }.joined()
         }
 
         /// Makes `table`'s triggers on the feed's connection (replacing ones that record a key
@@ -313,20 +322,21 @@
             guard !recorded.isEmpty else { return }
             let result = try connection.run(
                 """
-                SELECT c.relname::text, c.oid::int8, encode(g.tgargs, 'escape') = coalesce((SELECT string_agg(
-                        replace(a.attname::text, '\\', '\\\\') || '\\000', '' ORDER BY k.n)
+                SELECT c.relname::text, c.oid::int8, encode(g.tgargs, 'hex'),
+                    coalesce((SELECT json_agg(a.attname::text ORDER BY k.n)
                         FROM pg_catalog.pg_index i CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
                         JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-                        WHERE i.indrelid = c.oid AND i.indisprimary), '')
+                        WHERE i.indrelid = c.oid AND i.indisprimary)::text, '[]')
                 FROM pg_catalog.pg_trigger g JOIN pg_catalog.pg_class c ON c.oid = g.tgrelid
                 WHERE g.tgname = '\(ChangeLogNames.triggers[0])' AND c.relnamespace = current_schema()::regnamespace
                 """, [])
             var present: [String: Int64] = [:]
             for row in result.rows {
                 // (A table whose triggers record a key it no longer has counts as gone.)
-                if row.count == 3, case .text(let name) = row[0], case .integer(let oid) = row[1], row[2] == .integer(1) {
-                    present[name] = oid
-                }
+                guard row.count == 4, case .text(let name) = row[0], case .integer(let oid) = row[1],
+                    case .text(let arguments) = row[2], case .text(let key) = row[3]
+                else { continue }
+                if arguments == Self.triggerArguments(Self.strings(inArray: key)?.compactMap { $0 } ?? []) { present[name] = oid }
             }
             for (name, table) in recorded where present[name] != table.oid {
                 recorded[name] = nil
@@ -364,9 +374,14 @@
             let result = try connection.run(
                 """
                 SELECT pg_current_snapshot()::text, c.txid::text, c.table_name, c.operation::int8, c.key::text, c.position
-                FROM (SELECT 1) AS one LEFT JOIN \(schema).\(ChangeLogNames.table) AS c
-                    ON (c.position > $2 OR c.txid IN (SELECT pg_snapshot_xip($1::text::pg_snapshot)))
-                    AND NOT pg_visible_in_snapshot(c.txid, $1::text::pg_snapshot)
+                FROM (SELECT 1) AS one LEFT JOIN (
+                        SELECT * FROM \(schema).\(ChangeLogNames.table) WHERE position > $2
+                        UNION ALL
+                        SELECT * FROM \(schema).\(ChangeLogNames.table)
+                        WHERE (txid = ANY (ARRAY(SELECT pg_snapshot_xip($1::text::pg_snapshot)))
+                                OR txid >= pg_snapshot_xmax($1::text::pg_snapshot))
+                            AND position + 0 <= $2) AS c
+                    ON NOT pg_visible_in_snapshot(c.txid, $1::text::pg_snapshot)
                     AND pg_visible_in_snapshot(c.txid, pg_current_snapshot())
                 ORDER BY c.position
                 """, [.text(cursor), .integer(maxPosition)])
@@ -534,6 +549,8 @@
         /// on the schema's own tables are heard: another schema's table cannot write here.
         static func functionBody(schemaName: String, schema: String) -> String {
             let insert = "INSERT INTO \(schema).\(ChangeLogNames.table) (table_name, operation, key)"
+            // Inside format()'s literal: a % or a quote in the schema's name is text, not syntax.
+            let formatted = insert.replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "'", with: "''")
             return """
 
                 DECLARE
@@ -546,13 +563,19 @@
                     SELECT coalesce('jsonb_build_array(' || string_agg(format('(r.%I)::text', a.k), ', ' ORDER BY a.i) || ')',
                             '''[]''::jsonb')
                         INTO key_of FROM unnest(TG_ARGV) WITH ORDINALITY AS a(k, i);
-                    BEGIN
+                    -- A key column the table no longer has (renamed behind the triggers' back): a
+                    -- change of unknown rows, never a failed write (looked up, not trapped: an
+                    -- EXCEPTION block would open a subtransaction in every write statement).
+                    IF EXISTS (SELECT 1 FROM unnest(TG_ARGV) AS a(k) WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute t
+                            WHERE t.attrelid = TG_RELID AND t.attname = a.k AND t.attnum > 0 AND NOT t.attisdropped)) THEN
+                        \(insert) VALUES (TG_TABLE_NAME, 0, '[]');
+                    ELSE
                         IF TG_OP = 'INSERT' THEN
-                            EXECUTE format('\(insert) SELECT %L, 1, %s FROM new_rows AS r', TG_TABLE_NAME, key_of);
+                            EXECUTE format('\(formatted) SELECT %L, 1, %s FROM new_rows AS r', TG_TABLE_NAME, key_of);
                         ELSIF TG_OP = 'DELETE' THEN
-                            EXECUTE format('\(insert) SELECT %L, 3, %s FROM old_rows AS r', TG_TABLE_NAME, key_of);
+                            EXECUTE format('\(formatted) SELECT %L, 3, %s FROM old_rows AS r', TG_TABLE_NAME, key_of);
                         ELSIF TG_OP = 'UPDATE' THEN
-                            EXECUTE format('\(insert)
+                            EXECUTE format('\(formatted)
                                 SELECT %1$L, CASE WHEN n.key IS NULL THEN 3 WHEN o.key IS NULL THEN 1 ELSE 2 END, coalesce(n.key, o.key)
                                 FROM (SELECT DISTINCT %2$s AS key FROM old_rows AS r) AS o
                                     FULL JOIN (SELECT DISTINCT %2$s AS key FROM new_rows AS r) AS n ON o.key = n.key
@@ -561,9 +584,7 @@
                             -- TRUNCATE: every row went, which ones is not told.
                             \(insert) VALUES (TG_TABLE_NAME, 0, '[]');
                         END IF;
-                    EXCEPTION WHEN undefined_column THEN
-                        \(insert) VALUES (TG_TABLE_NAME, 0, '[]');
-                    END;
+                    END IF;
                     PERFORM pg_notify('\(channel)', TG_TABLE_SCHEMA);
                     RETURN NULL;
                 END
@@ -622,17 +643,24 @@
                             FOR EACH STATEMENT EXECUTE FUNCTION \(function)(\(arguments));
                         CREATE TRIGGER \(names[3]) AFTER TRUNCATE ON \(target) FOR EACH STATEMENT EXECUTE FUNCTION \(function)();
                 """ + names.map { "\n            ALTER TABLE \(target) ENABLE ALWAYS TRIGGER \($0);" }.joined()
+            // As the writer runs it: a short lock wait (its own setting restored after), and a
+            // refusal, a duplicate, a lock not free or a deadlock swallowed (the subtransaction
+            // takes the lock setting back with it).
             let guarded =
                 swallowing
                 ? """
                     BEGIN
+                        PERFORM set_config('lock_timeout', '\(ddlLockTimeout)', true);
                 \(make)
-                    EXCEPTION WHEN insufficient_privilege OR duplicate_object OR lock_not_available THEN
+                        PERFORM set_config('lock_timeout', was, true);
+                    EXCEPTION WHEN insufficient_privilege OR duplicate_object OR lock_not_available OR deadlock_detected THEN
                         NULL;
                     END;
                 """ : make
             return """
-                DO \(tag) BEGIN
+                DO \(tag) DECLARE
+                    was text := current_setting('lock_timeout');
+                BEGIN
                     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgrelid = \(literal(target))::regclass
                         AND tgname = '\(names[0])')
                     THEN

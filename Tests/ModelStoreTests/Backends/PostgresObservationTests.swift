@@ -53,6 +53,12 @@
         }
     }
 
+    private struct POAccented: StoredModel, Equatable {
+        var prénom: String
+        var note: String
+        static let primaryKey = ["prénom"]
+    }
+
     private struct POTagged: StoredModel, Equatable {
         var label: String
         var blob: Data
@@ -167,6 +173,43 @@
             // (In key order: a server writes a batch in key order.)
             #expect(Set(changes.current.first?.inserted ?? []) == Set(expected))
             #expect(changes.current.first?.inserted.count == expected.count)
+            stream.cancel()
+        }
+
+        /// A key column named past ASCII: its triggers are found current (not made again and
+        /// reported unknown on every tick), and its keys arrive.
+        @Test func aKeyColumnNamedPastASCIIIsRecordedOnceWithItsKeys() async throws {
+            let test = try BackendStore(.postgres)
+            let store = test.store
+            try await POAccented(prénom: "Zoë", note: "seed").save(in: store)
+            let changes = Collected<ModelChanges<POAccented>>()
+            let stream = try store.changes(of: POAccented.self) { changes.add($0) }
+            try await POAccented(prénom: "Chloé", note: "a").save(in: store)
+            #expect(await eventually { changes.current.count == 1 })
+            try await Task.sleep(nanoseconds: 1_500_000_000)  // the feed's timer runs a few times
+            #expect(changes.current.count == 1, "\(changes.current.map(\.keysAreKnown))")
+            #expect(changes.current.first?.inserted == [[.text("Chloé")]])
+            stream.cancel()
+        }
+
+        /// A schema whose name holds a % and a quote: writes to its observed tables and their
+        /// observation both work (the name is text inside the triggers' format strings).
+        @Test func aSchemaNamedWithAPercentAndAQuoteIsObservedAndWritten() async throws {
+            var server = try PostgresConfiguration(url: try #require(Backend.postgresURL))
+            let schema = "t_%'s_" + UUID().uuidString.prefix(8).lowercased()
+            server.schema = schema
+            let store = try ModelStore(postgres: server)
+            defer {
+                try? store.rawExecute("DROP SCHEMA \"\(schema)\" CASCADE")
+                try? store.close()
+            }
+            try await POEvent(id: 0, note: "seed").save(in: store)
+            let changes = Collected<ModelChanges<POEvent>>()
+            let stream = try store.changes(of: POEvent.self) { changes.add($0) }
+            try await POEvent(id: 1, note: "written").save(in: store)
+            _ = try await POEvent.delete(key: 0, in: store)
+            #expect(await eventually { changes.current.count == 2 })
+            #expect(inserted(changes.current) == [1])
             stream.cancel()
         }
 
