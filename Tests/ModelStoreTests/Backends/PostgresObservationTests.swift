@@ -73,6 +73,16 @@
         changes.flatMap { (try? $0.keys(\.inserted, as: Int64.self)) ?? [] }
     }
 
+    /// A store on a schema of its own, one event stored, and a change stream of events
+    /// collecting what it hears.
+    private func streamingEvents() async throws -> (BackendStore, ModelStore, Collected<ModelChanges<POEvent>>, ObservationToken) {
+        let test = try BackendStore(.postgres)
+        try await POEvent(id: 0, note: "seed").save(in: test.store)
+        let changes = Collected<ModelChanges<POEvent>>()
+        let stream = try test.store.changes(of: POEvent.self) { changes.add($0) }
+        return (test, test.store, changes, stream)
+    }
+
     /// What only a server's change feed promises: its record survives a lost listener, commits
     /// in another order than their writes, other tools' TRUNCATE, and writers without rights
     /// on the log. (Observation itself runs on both backends: ObservationTests,
@@ -82,11 +92,7 @@
         /// The server ends the feed's listening connection; what another store commits while
         /// the feed has no connection arrives once it has one again, with keys, each once.
         @Test func aListenerWhoseConnectionTheServerEndsMissesNothing() async throws {
-            let test = try BackendStore(.postgres)
-            let store = test.store
-            try await POEvent(id: 0, note: "seed").save(in: store)
-            let changes = Collected<ModelChanges<POEvent>>()
-            let stream = try store.changes(of: POEvent.self) { changes.add($0) }
+            let (test, _, changes, stream) = try await streamingEvents()
             let other = try test.another()
             defer { try? other.close() }
             try await POEvent(id: 1, note: "before").save(in: other)
@@ -110,11 +116,7 @@
         /// A transaction that wrote first but commits last: its log rows have the smaller
         /// positions, behind rows the feed has read already. It is still delivered, once.
         @Test func aTransactionThatCommitsAfterALaterOneIsStillDelivered() async throws {
-            let test = try BackendStore(.postgres)
-            let store = test.store
-            try await POEvent(id: 0, note: "seed").save(in: store)
-            let changes = Collected<ModelChanges<POEvent>>()
-            let stream = try store.changes(of: POEvent.self) { changes.add($0) }
+            let (test, _, changes, stream) = try await streamingEvents()
             let slow = try test.another()
             let fast = try test.another()
             defer {
@@ -424,11 +426,7 @@
         /// Changes a replication apply (or any session in replica mode) makes are recorded:
         /// the triggers are enabled always.
         @Test func changesInReplicaModeAreRecorded() async throws {
-            let test = try BackendStore(.postgres)
-            let store = test.store
-            try await POEvent(id: 0, note: "seed").save(in: store)
-            let changes = Collected<ModelChanges<POEvent>>()
-            let stream = try store.changes(of: POEvent.self) { changes.add($0) }
+            let (test, _, changes, stream) = try await streamingEvents()
             let other = try test.another()
             defer { try? other.close() }
             try await other.transaction {
