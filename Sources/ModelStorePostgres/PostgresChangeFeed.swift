@@ -58,6 +58,8 @@
         private var awaitingCommit: Set<String> = []
         private var lastRead = Date()
         private var lastPurge = Date.distantPast
+        /// How long a writer waits for the feed's lock (the store's busy timeout).
+        private let writerWait: TimeInterval
         /// Closed: nothing runs on the connection again (a statement would reconnect it).
         private var isClosed = false
 
@@ -86,6 +88,7 @@
             let bell = Bell()
             self.bell = bell
             self.publish = publish
+            writerWait = settings.lockTimeout
             connection = try PostgresDriverConnection(
                 server: server, settings: settings, listening: .init(channel: Self.channel, notified: { bell.ring(payload: $0) }))
             do {
@@ -206,7 +209,9 @@
         }
 
         func statementsRecording(table: String, keyColumns: [String]) -> [String] {
-            lock.lock()
+            // (As `catchUp`: without the lock in time, the feed records the table later, as an
+            // absent one, and its first changes reach observers as unknown.)
+            guard lock.lock(before: Date(timeIntervalSinceNow: writerWait)) else { return [] }
             defer { lock.unlock() }
             // (Also when a transaction that made it before rolled back: the statement makes the
             // triggers only where they are missing.)
@@ -273,7 +278,10 @@
         // MARK: Reading
 
         func catchUp() {
-            lock.lock()
+            // A writer never waits on the feed for longer than its own lock wait: a feed stuck
+            // on a server that stopped answering must not hold up every commit. (The feed's
+            // thread publishes what this catch-up would have, once it can.)
+            guard lock.lock(before: Date(timeIntervalSinceNow: writerWait)) else { return }
             defer { lock.unlock() }
             guard !isClosed else { return }
             settleAwaitingCommit()
