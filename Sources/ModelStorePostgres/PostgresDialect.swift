@@ -304,6 +304,13 @@
             return (scanned.statements.joined(separator: ";"), scanned.highest)
         }
 
+        /// A write of given values alone — upserts whose merge rule is in their SQL — cannot
+        /// lose another connection's update, so it needs no serializable snapshot: under READ
+        /// COMMITTED an upsert that meets a row another transaction changed waits for it and
+        /// updates its newest version, where SERIALIZABLE fails it (40001) and runs it again —
+        /// three processes upserting the same 300 rows failed one as `.busy` past the retries.
+        var beginUpsertsSQL: String { "BEGIN ISOLATION LEVEL READ COMMITTED" }
+
         func split(_ sql: String) -> [String] {
             Self.scan(sql, renumbering: false).statements.filter {
                 !Self.scan($0, renumbering: false, strippingComments: true).statements.joined().allSatisfy(\.isWhitespace)

@@ -11,7 +11,7 @@ extension StoredModel {
     /// - Throws: `ModelStoreError` naming the failing element's position and key.
     @discardableResult
     public static func save(_ models: [Self], in store: ModelStore? = nil) throws -> BatchSaveOutcome {
-        try ModelStore.resolve(store).write { try $0.save(models) }
+        try ModelStore.resolve(store).write(isolation: saveIsolation) { try $0.save(models) }
     }
 
     /// Saves the batch later; `completion` gets the result on the completion queue. Reads
@@ -19,7 +19,7 @@ extension StoredModel {
     public static func save(
         _ models: [Self], in store: ModelStore? = nil, completion: @escaping @Sendable (Result<BatchSaveOutcome, ModelStoreError>) -> Void
     ) {
-        ModelStore.resolve(store).write({ try $0.save(models) }, completion: completion)
+        ModelStore.resolve(store).write(isolation: saveIsolation, { try $0.save(models) }, completion: completion)
     }
 
     /// Saves the batch without blocking the calling task.
@@ -29,7 +29,7 @@ extension StoredModel {
     ///   written.
     @discardableResult
     public static func save(_ models: [Self], in store: ModelStore? = nil) async throws -> BatchSaveOutcome {
-        try await ModelStore.resolve(store).write { try $0.save(models) }
+        try await ModelStore.resolve(store).write(isolation: saveIsolation) { try $0.save(models) }
     }
 
     /// Saves an array of models, finding the record each stands for by `keys` instead of
@@ -142,5 +142,15 @@ extension StoredModel {
     {
         let columns = properties.map { ColumnReference($0) }
         return try await ModelStore.resolve(store).write { try $0.save(self, matchingProperties: columns, updatingAll: updatingAll) }
+    }
+}
+
+extension StoredModel {
+    /// How a server isolates a save of this type's models made outside a block: a model with
+    /// no relationship (whose links a graph save reads), no unique index (whose record a save
+    /// looks up) and no save callback (which may read) is saved by upserts alone, which need no
+    /// serializable snapshot (`WriteIsolation.upserts`).
+    static var saveIsolation: WriteIsolation {
+        relationships.isEmpty && !indexes.contains(where: \.isUnique) && !ModelCallbacks.of(Self.self).save ? .upserts : .serializable
     }
 }

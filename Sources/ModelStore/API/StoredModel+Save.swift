@@ -22,7 +22,7 @@ extension StoredModel {
     @discardableResult
     public func save(clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil) throws -> SaveOutcome {
         let names = clearing.map(PropertyName.of)
-        return try ModelStore.resolve(store).write { try $0.save(self, mode: .upsert, clearing: names) }
+        return try ModelStore.resolve(store).write(isolation: Self.saveIsolation) { try $0.save(self, mode: .upsert, clearing: names) }
     }
 
     /// Saves the model later; `completion` gets the outcome on the store's completion queue.
@@ -32,7 +32,8 @@ extension StoredModel {
         completion: @escaping @Sendable (Result<SaveOutcome, ModelStoreError>) -> Void
     ) {
         let names = clearing.map(PropertyName.of)
-        ModelStore.resolve(store).write({ try $0.save(self, mode: .upsert, clearing: names) }, completion: completion)
+        ModelStore.resolve(store).write(
+            isolation: Self.saveIsolation, { try $0.save(self, mode: .upsert, clearing: names) }, completion: completion)
     }
 
     /// Saves the model without blocking the calling task. See `save(clearing:in:)`.
@@ -43,7 +44,9 @@ extension StoredModel {
     @discardableResult
     public func save(clearing: [PartialKeyPath<Self>] = [], in store: ModelStore? = nil) async throws -> SaveOutcome {
         let names = clearing.map(PropertyName.of)
-        return try await ModelStore.resolve(store).write { try $0.save(self, mode: .upsert, clearing: names) }
+        return try await ModelStore.resolve(store).write(isolation: Self.saveIsolation) {
+            try $0.save(self, mode: .upsert, clearing: names)
+        }
     }
 
     /// Inserts the model as a new record; never updates an existing one.

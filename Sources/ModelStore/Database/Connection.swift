@@ -416,17 +416,19 @@ final class Connection {
 
     /// Runs `body` in a transaction: `BEGIN IMMEDIATE` at the outermost level (so the write
     /// lock is taken up front and waits out the busy timeout), a savepoint when nested.
-    /// Any error thrown rolls back everything `body` did.
+    /// Any error thrown rolls back everything `body` did. `isolation` says how much a server
+    /// must isolate the outermost transaction (see `WriteIsolation`).
     ///
     /// When a call inside fails in a way that ends the whole transaction (see
     /// `TransactionGuard`), every later nested call fails without running, and so does the
     /// outermost `body` when it returns normally: nothing after the rollback is written.
-    func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    func inTransaction<T>(isolation: WriteIsolation = .serializable, _ body: () throws -> T) throws -> T {
         let depth = transactionDepth
         let savepoint = "modelstore_\(depth)"
         if depth == 0 {
             transactionGuard.reset()
-            try uninterrupted { try cachedStatement("BEGIN IMMEDIATE").execute() }
+            let begin = isolation == .upserts ? dialect.beginUpsertsSQL : "BEGIN IMMEDIATE"
+            try uninterrupted { try cachedStatement(begin).execute() }
         } else {
             try requireOpenTransaction()
             try uninterrupted { try execute("SAVEPOINT \(savepoint)") }
@@ -651,4 +653,17 @@ struct StatementKey: Hashable {
 /// Set by SQL (`modelstore_changed()`), read and cleared by Swift, on the connection's thread.
 final class ChangeFlag {
     var isSet = false
+}
+
+/// How a server isolates a write's own transaction. SQLite runs one writer at a time, which
+/// is serializable whatever is asked.
+enum WriteIsolation: Sendable {
+    /// Every write the store does not know to be blind: its statements may read what they
+    /// decide on (a graph's links, a block's balances), so the server must order it with
+    /// every other transaction or fail it (40001) for the store to run it again.
+    case serializable
+    /// A write of given values alone — upserts whose merge rule is in their SQL, of a model
+    /// with no relationship, unique index or callback that could read first: nothing it
+    /// writes depends on what it read, so it never needs to run again.
+    case upserts
 }

@@ -50,6 +50,10 @@ package protocol SQLDialect: Sendable {
     var createIndexLocksTable: Bool { get }
     /// `sql` as the backend runs it (placeholders renumbered), and its parameter count.
     func finish(_ sql: String) -> (sql: String, parameterCount: Int)
+    /// What begins a write transaction whose every statement writes given values and reads
+    /// nothing it then decides on (`WriteIsolation.upserts`). SQLite has one writer at a
+    /// time, so it is `BEGIN IMMEDIATE` as for any write.
+    var beginUpsertsSQL: String { get }
     /// The statements of a script, each without its `;`.
     func split(_ sql: String) -> [String]
     /// Whether the database keeps a write-ahead log the store folds into its file on request
@@ -292,6 +296,7 @@ struct SQLiteDialect: SQLDialect {
     var indexExistsSQL: String { "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?" }
     var createIndexLocksTable: Bool { false }
     func finish(_ sql: String) -> (sql: String, parameterCount: Int) { (sql, 0) }
+    var beginUpsertsSQL: String { "BEGIN IMMEDIATE" }
     func split(_ sql: String) -> [String] { [sql] }
     var hasCheckpoints: Bool { true }
     var canVacuumIntoFile: Bool { true }

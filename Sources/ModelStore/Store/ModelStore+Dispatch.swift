@@ -52,7 +52,7 @@ extension ModelStore {
 
     /// Runs `body` as a write: a barrier, in a transaction that any thrown error rolls back.
     /// Called from inside this store's write work it runs inline, as a savepoint.
-    func write<T>(_ body: (Session) throws -> T) throws -> T {
+    func write<T>(isolation: WriteIsolation = .serializable, _ body: (Session) throws -> T) throws -> T {
         do {
             if let context = SessionContext.current(for: id) {
                 if context.isMigrating { throw Self.callInsideMigration() }
@@ -67,7 +67,7 @@ extension ModelStore {
             }
             try refuseInsideBlock()
             let recorder = TableRecorder.current
-            return try queue.sync(flags: .barrier) { try runWriteRetrying(body, recorder: recorder) }
+            return try queue.sync(flags: .barrier) { try runWriteRetrying(body, isolation: isolation, recorder: recorder) }
         } catch {
             throw attributed(error)
         }
@@ -90,12 +90,15 @@ extension ModelStore {
     /// It gives up — throwing the conflict as `.busy` — after `conflictRetries` attempts once
     /// the store's busy timeout has passed since the first conflict: under heavy contention a fixed
     /// count alone ran out in well under a second.
-    func runWriteRetrying<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil, interruption: Interruption? = nil) throws -> T {
+    func runWriteRetrying<T>(
+        _ body: (Session) throws -> T, isolation: WriteIsolation = .serializable, recorder: TableRecorder? = nil,
+        interruption: Interruption? = nil
+    ) throws -> T {
         var attempt = 0
         var deadline: Date?
         while true {
             do {
-                return try runWrite(body, recorder: recorder, interruption: interruption)
+                return try runWrite(body, isolation: isolation, recorder: recorder, interruption: interruption)
             } catch let error as ModelStoreError
                 where error.isRetryableConflict && interruption?.stopNow() == nil
                 && (attempt < Self.conflictRetries
@@ -136,7 +139,9 @@ extension ModelStore {
         }
     }
 
-    private func runWrite<T>(_ body: (Session) throws -> T, recorder: TableRecorder? = nil, interruption: Interruption? = nil) throws -> T {
+    private func runWrite<T>(
+        _ body: (Session) throws -> T, isolation: WriteIsolation, recorder: TableRecorder? = nil, interruption: Interruption? = nil
+    ) throws -> T {
         if case .memory = pool.location { streams.waitForStoppedProducers(timeout: configuration.busyTimeout) }
         let link = try pool.writer()
         link.recorder = recorder
@@ -159,7 +164,7 @@ extension ModelStore {
                     // (Around the transaction: a stopped write still rolls back, and one
                     // stopped before its COMMIT commits nothing.)
                     return try link.connection.running(interruption) {
-                        try link.connection.inTransaction {
+                        try link.connection.inTransaction(isolation: isolation) {
                             try link.noticeSchemaChanges(in: self)
                             // (After the schema check, which forgets triggers a change may have dropped.)
                             if recording, generation != link.watchGeneration || !link.absentWatchedTables.isEmpty {
@@ -252,7 +257,7 @@ extension ModelStore {
     /// synchronous form does (it rolls back with it), and `completion` is called at once on
     /// `completionQueue`; inside a read block it fails with `.reentrancy`.
     func write<T: Sendable>(
-        _ body: @escaping @Sendable (Session) throws -> T,
+        isolation: WriteIsolation = .serializable, _ body: @escaping @Sendable (Session) throws -> T,
         completion: @escaping @Sendable (Result<T, ModelStoreError>) -> Void
     ) {
         let deliver = completionQueue
@@ -261,7 +266,7 @@ extension ModelStore {
             deliverInline(result, on: deliver, to: completion)
             return
         }
-        submitWrite(body) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
+        submitWrite(body, isolation: isolation) { result in deliver.async { completion(result.mapError { ModelStoreError.wrapping($0) }) } }
     }
 
     // MARK: async
@@ -276,15 +281,21 @@ extension ModelStore {
 
     /// Runs `body` as a write without blocking the calling task. Cancelling the task before
     /// the write commits rolls it back entirely (`.cancelled`); one that committed returns.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Session) throws -> T) async throws -> T {
-        try await write(as: .write, body)
+    func write<T: Sendable>(isolation: WriteIsolation = .serializable, _ body: @escaping @Sendable (Session) throws -> T) async throws
+        -> T
+    {
+        try await write(as: .write, isolation: isolation, body)
     }
 
     /// `write(_:)` for a call of `kind` (a transaction block), as its messages name it.
-    func write<T: Sendable>(as kind: Interruption.Kind, _ body: @escaping @Sendable (Session) throws -> T) async throws -> T {
+    func write<T: Sendable>(
+        as kind: Interruption.Kind, isolation: WriteIsolation = .serializable, _ body: @escaping @Sendable (Session) throws -> T
+    ) async throws -> T {
         try refuseInsideBlock()
         let interruption = Interruption(kind, limit: nil)
-        return try await interruptibly(interruption) { deliver in submitWrite(body, interruption: interruption, then: deliver) }
+        return try await interruptibly(interruption) { deliver in
+            submitWrite(body, isolation: isolation, interruption: interruption, then: deliver)
+        }
     }
 
     // MARK: Submission
@@ -320,14 +331,15 @@ extension ModelStore {
     }
 
     func submitWrite<T: Sendable>(
-        _ body: @escaping @Sendable (Session) throws -> T, interruption: Interruption? = nil,
+        _ body: @escaping @Sendable (Session) throws -> T, isolation: WriteIsolation = .serializable, interruption: Interruption? = nil,
         then finish: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         inFlight.begin()
         queue.async(flags: .barrier) {
             // Cancelled while it waited: already answered, it writes nothing.
             if interruption?.claim() != false {
-                finish(Result { try self.runWriteRetrying(body, interruption: interruption) }.mapError(self.attributed))
+                finish(
+                    Result { try self.runWriteRetrying(body, isolation: isolation, interruption: interruption) }.mapError(self.attributed))
             }
             self.inFlight.end()
         }

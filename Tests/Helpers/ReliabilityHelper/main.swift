@@ -159,8 +159,16 @@ guard arguments.count >= 3 else {
             // transaction as well, so both merge paths race the other processes.
             _ = try Tally.save(Tally.shared(worker: worker, round: round), in: store)
             if round % 2 == 1 {
-                try store.transaction {
-                    for tally in Tally.shared(worker: worker, round: round).prefix(40) { try tally.save(in: store) }
+                // A block is serializable: one the server kept refusing for the whole busy
+                // timeout (three processes on one CPU-starved machine) fails as `.busy`, as
+                // documented, and wrote nothing — so a caller runs it again, as this one does.
+                for attempt in 1... {
+                    do {
+                        try store.transaction {
+                            for tally in Tally.shared(worker: worker, round: round).prefix(40) { try tally.save(in: store) }
+                        }
+                        break
+                    } catch let error as ModelStoreError where error.code == .busy && attempt < 5 {}
                 }
             }
             _ = try Tally.save(Tally.own(worker: worker, round: round), in: store)

@@ -273,6 +273,35 @@
             #expect(try await BKSnack.find(key: 1, in: store)?.name == "after")
         }
 
+        /// A save of given values (a model with no relationship, unique index or callback) that
+        /// meets a row another transaction holds waits for it and writes over its newest
+        /// version, once. In a serializable transaction it failed (40001) once the other
+        /// committed, for the store to run again — and with three processes upserting one set
+        /// of rows, one ran out of retries and failed as `.busy`.
+        @Test func aSaveOfGivenValuesWaitsForAnotherTransactionsRowAndRunsOnce() async throws {
+            let test = try BackendStore(.postgres)
+            let store = test.store
+            _ = try await BKSnack.save([BKSnack(snackId: 1, name: "one")], in: store)
+            let second = try test.another()
+            defer { try? second.close() }
+            // Its first write has checked the table, which would wait for the held transaction.
+            try await BKSnack(snackId: 2, name: "two").save(in: second)
+            let inserts = Collected<String>()
+            second.setTrace { if $0.hasPrefix("INSERT") { inserts.add($0) } }
+            let outcome = try await offThePool { () -> BatchSaveOutcome in
+                let release = holdingSnackOne(in: store)
+                Thread.detachNewThread {
+                    Thread.sleep(forTimeInterval: 0.5)
+                    release.signal()
+                }
+                return try BKSnack.save([BKSnack(snackId: 1, name: "merged"), BKSnack(snackId: 3, name: "three")], in: second)
+            }
+            second.setTrace(nil)
+            #expect(outcome == BatchSaveOutcome(inserted: 1, updated: 1))
+            #expect(inserts.current.count == 1, "the save ran \(inserts.current.count) times")
+            #expect(try await BKSnack.find(key: 1, in: store)?.name == "merged")
+        }
+
         /// A server that goes away while a store is open is a lost connection, not a store that
         /// cannot open; once it is back, the same store serves calls again.
         @Test func aServerThatGoesAwayWhileTheStoreIsOpenIsConnectionLostAndTheStoreComesBack() async throws {
