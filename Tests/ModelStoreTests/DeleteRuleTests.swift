@@ -2,6 +2,17 @@ import Foundation
 import Testing
 @testable import ModelStore
 
+// A many-to-many with the default rule (nullify) on both sides.
+private struct Poster: StoredModel {
+    var id: Int; var price: Double; var labels: [Label]?; static let primaryKey = ["id"]
+    static let indexes: [TableIndex<Poster>] = [.on(\.price)]
+    static let relationships: [Relationship<Poster>] = [.toMany(\.labels, inverse: \Label.posters)]
+}
+private struct Label: StoredModel {
+    var id: Int; var posters: [Poster]?; static let primaryKey = ["id"]
+    static let relationships: [Relationship<Label>] = [.toMany(\.posters, inverse: \Poster.labels)]
+}
+
 // One parent–child pair per delete rule on the parent's to-many side.
 private struct CascadeParent: StoredModel {
     var id: Int; var kids: [CascadeKid]?; static let primaryKey = ["id"]
@@ -159,6 +170,30 @@ struct DeleteRuleTests {
         #expect(try CascadeParent.deleteAll(in: test.store) == 1)
         #expect(try CascadeKid.count(in: test.store) == 0)
         #expect(try Toy.count(in: test.store) == 0)
+    }
+
+    /// A many-to-many's nullify changes no row before the record's DELETE (the join rows go
+    /// with it), so a delete by condition is that one DELETE, on the condition's own index —
+    /// no list of keys, no count, no look-up of each row by its key.
+    @Test(arguments: Backend.available) func aDeleteWhoseRulesOnlyDropLinksIsOneStatement(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        _ = try Poster.save(
+            (1...10).map { Poster(id: $0, price: Double($0), labels: $0 % 3 == 0 ? [Label(id: 100)] : nil) }, in: test.store)
+        test.resetSQL()
+        #expect(try Poster.deleteAll(where: \.price < 5, in: test.store) == 4)
+        let placeholder = backend == .sqlite ? "?" : "$1"
+        // (SQLite's trace names the statement again for each row whose join rows its foreign
+        // key action deletes.)
+        #expect(Set(test.dataSQL) == [#"DELETE FROM "Poster" WHERE "price" < \#(placeholder)"#], "\(test.dataSQL)")
+        #expect(try Poster.findAll(loading: .none, in: test.store).map(\.id) == Array(5...10))
+        // Poster 3's join row went with it; 6's and 9's stay, and so does the label.
+        #expect(try Label.find(key: 100, loading: .direct, in: test.store)?.posters?.map(\.id).sorted() == [6, 9])
+        // By key, and every record, the same.
+        test.resetSQL()
+        #expect(try Poster.delete(key: 6, in: test.store) == 1)
+        #expect(try Poster.deleteAll(in: test.store) == 5)
+        #expect(Set(test.dataSQL).count == 2 && test.dataSQL.allSatisfy { $0.hasPrefix(#"DELETE FROM "Poster""#) }, "\(test.dataSQL)")
+        #expect(try test.rawRows(#"SELECT count(*) FROM "Label_posters__Poster_labels""#) == [[.integer(0)]])
     }
 }
 

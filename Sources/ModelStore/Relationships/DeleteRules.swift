@@ -19,8 +19,11 @@ extension Session {
         var condition = condition
         var scratch: String?
         // Delete callbacks may add or change records of this table: the set they saw is fixed too.
+        // A delete whose rules change no row before the DELETE (none declared, or nullifies whose
+        // links go with the record) needs no list: one DELETE on the condition's own index.
         let callbacks = ModelCallbacks.of(type).delete
-        if !selectsByKey && table.relationships.contains(where: { $0.deleteRule != .noAction }) || callbacks && condition.sql == "TRUE" {
+        let rulesChangeRows = table.relationships.contains(where: \.ruleChangesRowsBeforeDelete)
+        if !selectsByKey && (rulesChangeRows || callbacks) || callbacks && condition.sql == "TRUE" {
             // A name of its own: a callback's delete inside this one must not reuse (and drop) it.
             let name = "modelstore_deleting_\(Self.scratchTables.next())"
             let temp = connection.dialect.temporarySchema
@@ -56,7 +59,13 @@ extension Session {
         describing: @autoclosure () -> String, chain: Set<String>, upstream: (property: String, keys: SQLFragment)?
     ) throws -> Int {
         // Every selected record is gone at the end — a cascade back into this table may take
-        // some before the final DELETE does — so the count is taken now.
+        // some before the final DELETE does — so the count is taken now. Where no rule changes
+        // a row first, the DELETE's own count is that number.
+        guard table.relationships.contains(where: \.ruleChangesRowsBeforeDelete) else {
+            let delete = SQLFragment("DELETE FROM \(table.quotedTable) WHERE ") + condition
+            try connection.cachedStatement(delete.sql).execute(delete.values)
+            return connection.changes
+        }
         let count = try scalar(SQLFragment("SELECT count(*) FROM (") + selected + SQLFragment(") AS \"modelstore_selected\""))
         for relationship in table.relationships {
             let edge = "\(table.modelName).\(relationship.property)"
@@ -129,6 +138,20 @@ extension Session {
             try connection.cachedStatement(update.sql).execute(update.values)
         case .noAction:
             return
+        }
+    }
+}
+
+extension RelationshipDescription {
+    /// Whether this relationship's delete rule reads or writes rows before the record's own
+    /// DELETE: a cascade, a deny's check (a second statement must see the same selection) or a
+    /// nullify that clears a column on the other side. A nullify whose link is on this record,
+    /// or in a join table whose rows the record's foreign key takes along, does nothing until
+    /// the DELETE itself.
+    var ruleChangesRowsBeforeDelete: Bool {
+        switch (deleteRule, storage) {
+        case (.noAction, _), (.nullify, .foreignKeyHere), (.nullify, .joinTable): return false
+        default: return true
         }
     }
 }

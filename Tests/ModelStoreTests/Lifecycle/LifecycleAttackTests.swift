@@ -103,6 +103,36 @@ extension Bulb: DeleteCallbacks {
     }
 }
 
+/// `Bulb` on the graph path: a many-to-many whose default nullify only drops join rows, so
+/// its deletes need no list of their own — except the one callbacks fix.
+private struct Lantern: StoredModel, Equatable {
+    var id: Int64
+    var lit: Bool
+    var note: String?
+    var hooks: [Hook]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Lantern>] = [.toMany(\.hooks, inverse: \Hook.lanterns)]
+}
+
+private struct Hook: StoredModel, Equatable {
+    var id: Int64
+    var lanterns: [Lantern]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Hook>] = [.toMany(\.lanterns, inverse: \Lantern.hooks)]
+}
+
+extension Lantern: DeleteCallbacks {
+    func willDelete(in store: ModelStore) throws {
+        try Trail(id: nil, what: "willDelete \(id)").save(in: store)
+        if note == "unlight 2" { try Lantern(id: 2, lit: false).save(in: store) }
+    }
+
+    func didDelete(in store: ModelStore) throws {
+        let stillStored = try Lantern.find(key: id, in: store) != nil
+        try Trail(id: nil, what: "didDelete \(id)\(stillStored ? " STILL STORED" : "")").save(in: store)
+    }
+}
+
 /// Graph model with a cascade rule whose willDelete deletes other records of its type by condition.
 private struct Keep: StoredModel, Equatable {
     var id: Int64
@@ -718,6 +748,22 @@ private func tick() { Thread.sleep(forTimeInterval: 0.03) }
         // callbacks, then runs the DELETE with the condition again after willDelete changed record 2.
         #expect(!events.contains { $0.contains("STILL STORED") }, "\(events)")
         #expect(count == events.filter { $0.hasPrefix("didDelete") }.count)
+    }
+
+    /// The same on the graph path, for a model whose rules change no row before its DELETE
+    /// (a many-to-many's nullify): the records the callbacks saw are the records deleted.
+    @Test(arguments: Backend.available) func didDeleteIsNotCalledForAGraphRecordTheDeleteKept(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        _ = try Lantern.save(
+            [Lantern(id: 1, lit: true, note: "unlight 2", hooks: [Hook(id: 7)]), Lantern(id: 2, lit: true), Lantern(id: 3, lit: true)],
+            in: store)
+        let count = try Lantern.deleteAll(where: \.lit == true, in: store)
+        let events = try trail(store)
+        #expect(!events.contains { $0.contains("STILL STORED") }, "\(events)")
+        #expect(count == events.filter { $0.hasPrefix("didDelete") }.count)
+        #expect(try Lantern.count(in: store) == 3 - count)
+        #expect(try Hook.find(key: 7, loading: .direct, in: store)?.lanterns == [])
     }
 
     /// The same with a paged selection (order + limit): the page the callbacks saw is the page deleted.
