@@ -597,12 +597,15 @@ struct ObservationAttackTests {
         let count: Int64 = backend == .sqlite ? 100_000 : 20_000
         let started = Date()
         _ = try await OANote.save((1...count).map { OANote(id: $0, text: "n") }, in: store)
-        #expect(await eventually(60) { changes.current.count == 1 })
+        #expect(await eventually(90) { changes.current.count == 1 })
         let elapsed = Date().timeIntervalSince(started)
         let change = try #require(changes.current.first)
         #expect(change.inserted.count == Int(count))
         #expect(ints(change.inserted) == Array(Int64(1)...count))
-        #expect(elapsed < 30, "took \(elapsed)s")
+        // A bound for a cost that grows with the square of the changes (which would take many
+        // minutes), not a speed goal: beside the whole suite on a machine whose host takes a
+        // fifth of its CPU, the linear cost took 33 s (SQLite) and 46 s (PostgreSQL).
+        #expect(elapsed < 75, "took \(elapsed)s")
         if backend == .sqlite {
             let leftovers = try writerLeftovers(store)
             #expect(leftovers.rows == .integer(0))
