@@ -1,7 +1,7 @@
 /// The workloads, each run by all three contenders on a fresh database file.
 public enum Workload: String, CaseIterable, Sendable {
     case w1 = "W1", w1r = "W1r", w2 = "W2", w3 = "W3", w3r = "W3r", w4 = "W4", w4b = "W4b", w5 = "W5"
-    case w6 = "W6", w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
+    case w6 = "W6", w7 = "W7", w8 = "W8", w8r = "W8r", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
 
     public var title: String {
         switch self {
@@ -16,6 +16,7 @@ public enum Workload: String, CaseIterable, Sendable {
         case .w6: return "load teams with 20 players"
         case .w7: return "load workers with 10 snacks (m2m)"
         case .w8: return "delete where price < median"
+        case .w8r: return "delete where price < median, model declares a many-to-many"
         case .w9: return "save teams+players as graphs"
         case .w10: return "2 readers by key + 1 batch writer"
         case .w11: return "re-import N unchanged models"
@@ -41,6 +42,9 @@ public enum Workload: String, CaseIterable, Sendable {
         case .w6: return 3.0
         case .w7: return 2.0
         case .w8: return 1.1
+        // Its goal is against ModelStore's own W8 (≤ 1.1×: a nullify that only drops join
+        // rows costs the delete nothing), which the report prints.
+        case .w8r: return nil
         case .w9: return 2.5
         case .w10: return nil
         case .w11: return 2.0

@@ -40,7 +40,7 @@ public struct CContender: Contender {
             return PreparedRun(
                 timed: { try db.check(cb_upsert_items_by_name(db.handle, upserts.pointer, upserts.count)) },
                 verify: { withExtendedLifetime(upserts) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
-        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w10:
+        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w8r, .w10:
             try db.exec(Schema.item)
             let items = CItems(data.items)
             try db.check(cb_insert_items(db.handle, items.pointer, items.count))
@@ -94,7 +94,7 @@ public struct CContender: Contender {
                     sum = cb_sum()
                     try db.check(cb_pages(db.handle, thresholds, Int32(thresholds.count), 50, 100, &sum))
                 }, verify: { Checksum(sum) })
-        case .w8:
+        case .w8, .w8r:
             let median = data.medianPrice
             return PreparedRun(
                 timed: { try db.check(cb_delete_cheaper(db.handle, median)) },

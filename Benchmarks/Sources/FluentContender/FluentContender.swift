@@ -97,7 +97,7 @@ public struct FluentContender: Contender {
                     try db.transaction { db in Self.createInChunks(items, on: db) }.wait()
                 },
                 verify: { withExtendedLifetime(setup) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
-        case .w3, .w3r, .w4, .w4b, .w5, .w8:
+        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w8r:
             let setup = try Setup(path: path, schema: Schema.item)
             let db = setup.database
             let items = data.items.map(Item.init)

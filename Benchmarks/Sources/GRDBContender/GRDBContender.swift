@@ -119,7 +119,7 @@ public struct GRDBContender: Contender {
                     }
                 },
                 verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
-        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w10:
+        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w8r, .w10:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)
             try pool.write { db in for item in items { try item.insert(db) } }
@@ -215,7 +215,7 @@ public struct GRDBContender: Contender {
                         for item in page { checksum.add(key: item.id, text: item.name, price: item.price) }
                     }
                 }, verify: { checksum })
-        case .w8:
+        case .w8, .w8r:
             let median = data.medianPrice
             return PreparedRun(
                 timed: { _ = try pool.write { try Item.filter(Column("price") < median).deleteAll($0) } },

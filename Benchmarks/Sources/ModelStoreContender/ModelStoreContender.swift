@@ -168,6 +168,17 @@ public struct ModelStoreContender: Contender {
         case .w3, .w4, .w4b, .w5, .w8, .w10:
             try Item.save(Self.items(data.items), in: store)
             return try readRun(workload, store: store, data: data, path: path)
+        case .w8r:
+            // The same rows as W8's, of a model whose many-to-many (no item holds a tag) has the
+            // default rule, nullify: its join rows would go with each deleted item.
+            try TaggedItem.save(
+                data.items.map {
+                    TaggedItem(id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity, createdAt: $0.createdAt, note: $0.note)
+                }, in: store)
+            let median = data.medianPrice
+            return PreparedRun(
+                timed: { try TaggedItem.deleteAll(where: \.price < median, in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
         case .w6:
             try Team.save(Self.teams(data), in: store)
             var loaded: [Team] = []

@@ -93,6 +93,12 @@ enum Report {
                 "\n\nW3r ÷ W3 for ModelStore (the same finder on a model that declares a relationship it does not load): "
                 + String(format: "%.2f", ratio) + (ratio <= 1.1 ? " — goal (≤ 1.1) met." : " — goal (≤ 1.1) **missed**.")
         }
+        if let w8r = results.first(where: { $0.workload == "W8r" }), let w8 = results.first(where: { $0.workload == "W8" }) {
+            let ratio = w8r.contenders[2].median / w8.contenders[2].median
+            text +=
+                "\n\nW8r ÷ W8 for ModelStore (the same delete on a model whose many-to-many's nullify only drops join rows): "
+                + String(format: "%.2f", ratio) + (ratio <= 1.1 ? " — goal (≤ 1.1) met." : " — goal (≤ 1.1) **missed**.")
+        }
         if let w12 = results.first(where: { $0.workload == "W12" }), let w2 = results.first(where: { $0.workload == "W2" }) {
             let ratio = w12.contenders[2].median / w2.contenders[2].median
             text +=
