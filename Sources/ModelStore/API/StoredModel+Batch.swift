@@ -148,9 +148,12 @@ extension StoredModel {
 extension StoredModel {
     /// How a server isolates a save of this type's models made outside a block: a model with
     /// no relationship (whose links a graph save reads), no unique index (whose record a save
-    /// looks up) and no save callback (which may read) is saved by upserts alone, which need no
-    /// serializable snapshot (`WriteIsolation.upserts`).
+    /// looks up), no save callback (which may read) and no `updated` timestamp is saved by
+    /// upserts alone, which need no serializable snapshot (`WriteIsolation.upserts`). The
+    /// timestamp's date is taken before the write: a save that waited for another's row would
+    /// write its older date over the newer one, where a serializable one runs again, later.
     static var saveIsolation: WriteIsolation {
-        relationships.isEmpty && !indexes.contains(where: \.isUnique) && !ModelCallbacks.of(Self.self).save ? .upserts : .serializable
+        guard relationships.isEmpty, timestamps.updated == nil, !indexes.contains(where: \.isUnique) else { return .serializable }
+        return ModelCallbacks.of(Self.self).save ? .serializable : .upserts
     }
 }

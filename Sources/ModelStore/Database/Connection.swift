@@ -663,7 +663,8 @@ enum WriteIsolation: Sendable {
     /// every other transaction or fail it (40001) for the store to run it again.
     case serializable
     /// A write of given values alone — upserts whose merge rule is in their SQL, of a model
-    /// with no relationship, unique index or callback that could read first: nothing it
-    /// writes depends on what it read, so it never needs to run again.
+    /// with no relationship, unique index or callback that could read first, and no change
+    /// date taken before the write: nothing it writes depends on what it read or when, so it
+    /// never needs to run again.
     case upserts
 }

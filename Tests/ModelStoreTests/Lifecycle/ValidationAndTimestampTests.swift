@@ -48,6 +48,13 @@ private struct Knight: StoredModel, Equatable {
 }
 
 /// A timestamp on a key property: the store would change the record's identity.
+private struct NotStamped: StoredModel {
+    var id: Int64
+    var createdAt: Date?
+    static let primaryKey = ["id"]
+    static let timestamps = Timestamps<NotStamped>(created: \.createdAt)
+}
+
 private struct BadStamp: StoredModel {
     var id: Date
     var name: String
@@ -57,6 +64,16 @@ private struct BadStamp: StoredModel {
 
 /// `validate()` on every write path, and `Timestamps` stamped on every write path.
 @Suite struct ValidationAndTimestampTests {
+    /// A save that stamps `updated` takes its date before it writes: in READ COMMITTED, one
+    /// that waited for another store's row would write its older date over the newer one. So
+    /// it stays serializable on a server (a conflict runs it again, with a later date), while
+    /// a model that only writes given values is saved by upserts alone.
+    @Test func aModelThatStampsItsChangesIsSavedSerializablyOnAServer() {
+        #expect(Member.saveIsolation == .serializable)
+        #expect(Knight.saveIsolation == .serializable)
+        #expect(NotStamped.saveIsolation == .upserts)
+    }
+
     private func member(_ id: Int64, age: Int = 30, email: String? = nil) -> Member {
         Member(id: id, name: "m\(id)", age: age, email: email)
     }
