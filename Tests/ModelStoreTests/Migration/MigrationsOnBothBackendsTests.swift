@@ -171,7 +171,12 @@ struct MigrationsOnBothBackendsTests {
             do {
                 let store = try open(database, steps)
                 #expect(try store.appliedMigrations() == ["slow", "b", "c"])
-                try store.close()
+                // Closing while another store on the file still reads closes this one and says
+                // `.busy` of the write-ahead log it could not fold in (as documented): not a
+                // failure of the migration. Seen once in CI with four stores closing at once.
+                do {
+                    try store.close()
+                } catch let error as ModelStoreError where error.code == .busy && store.isClosed {}
             } catch {
                 failures.withLock { $0.append("\(error)") }
             }
