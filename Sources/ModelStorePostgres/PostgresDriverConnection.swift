@@ -448,6 +448,20 @@
             return String(rest[..<end])
         }
 
+        /// The column of a one-column unique violation's detail (`Key (id)=(5) already exists.`,
+        /// `Key ("Odd name")=(…)`), which the server does not report as the error's column.
+        static func uniqueColumn(inDetail detail: String?) -> String? {
+            guard let detail, detail.hasPrefix("Key ("), let end = detail.range(of: ")=(") else { return nil }
+            let names = detail[detail.index(detail.startIndex, offsetBy: 5)..<end.lowerBound]
+            if names.hasPrefix("\""), names.hasSuffix("\""), names.count >= 2 {
+                let inner = names.dropFirst().dropLast()
+                // A quote inside a quoted name is doubled; a `", "` means several columns.
+                guard !inner.replacingOccurrences(of: "\"\"", with: "").contains("\"") else { return nil }
+                return inner.replacingOccurrences(of: "\"\"", with: "\"")
+            }
+            return names.contains(",") || names.contains("(") ? nil : String(names)
+        }
+
         /// postgres-nio's error as a `ModelStoreError`, its code from the SQLSTATE.
         static func mapped(_ error: any Error, sql: String?) -> ModelStoreError {
             if let error = error as? ModelStoreError { return error }
@@ -471,7 +485,8 @@
                 }
                 var message = info[.message] ?? "\(error.code)"
                 if let detail = info[.detail] { message += " (\(detail))" }
-                return .server(state: info[.sqlState], message: message, sql: sql, column: info[.columnName] ?? quotedColumn(in: message))
+                let column = info[.columnName] ?? quotedColumn(in: message) ?? uniqueColumn(inDetail: info[.detail])
+                return .server(state: info[.sqlState], message: message, sql: sql, column: column)
             }
             switch error.code {
             case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .queryCancelled,

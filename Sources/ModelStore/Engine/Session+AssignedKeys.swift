@@ -45,6 +45,9 @@ extension Session {
                 while try statement.step() {}
             }
         } catch let error as ModelStoreError {
+            if assigning, error.code == .constraintViolation, error.column == table.keyNames[0] {
+                throw Self.assignedKeyTaken(error, table)
+            }
             throw error.explainingDrift(of: table).naming(model: table.modelName)
         }
         guard connection.changes > 0 else {
@@ -80,6 +83,21 @@ extension Session {
     private func advanceKeySequence(_ table: TableDescription) throws {
         guard let sql = connection.dialect.advanceKeySequenceSQL(table: table.quotedTable, key: quoted(table.keyNames[0])) else { return }
         _ = try connection.scalar(sql, [.text(table.quotedTable), .text(table.keyNames[0])])
+    }
+
+    /// The key a sequence just assigned was taken by a record another connection saved with
+    /// that key of its own, which committed while this insert waited for it: the sequence had
+    /// been moved past every key this transaction could see, so it is a race, not a stored
+    /// key. Running the call again moves the sequence past that record too, so it fails as a
+    /// conflict the store retries, as a serialization failure does — never as a refusal of a
+    /// record that clashes with nothing. (SQLite's rowid cannot be taken.)
+    private static func assignedKeyTaken(_ error: ModelStoreError, _ table: TableDescription) -> ModelStoreError {
+        ModelStoreError.backend(
+            .busy,
+            "The key the database assigned to a new \(table.modelName) was taken at the same moment by a record another connection saved with that key; the call was rolled back to run again with the next free key.",
+            message: error.sqliteMessage ?? error.message, state: error.serverState, sql: error.sql, column: table.keyNames[0],
+            retryable: true, model: table.modelName,
+            suggestion: "Run the call again: the store does so itself until its busy timeout.")
     }
 
     private func bind(_ row: RowEncoder, shape: ColumnMask, to statement: Statement, _ table: TableDescription) throws {

@@ -982,6 +982,61 @@
             #expect(try PAAuto.find(key: 3, in: store)?.name == "three")
         }
 
+        enum KeylessSave: String, CaseIterable, Sendable {
+            case save, saved, batch, insert, inABlock, withAUniqueIndex
+        }
+
+        /// Another connection saves a record with the next key of its own and commits while a
+        /// save without a key waits on that row with the same key, which the sequence had just
+        /// assigned (it was moved past every key the save could see). The keyless save runs
+        /// again with the next free key, in each way of saving, and both records stand; it
+        /// failed with a unique violation (23505) that no stored record explained.
+        @Test(arguments: PostgresAttackTests.postgresOnly.isEmpty ? [] : KeylessSave.allCases)
+        func aKeyTakenByAnotherConnectionAsTheSequenceAssignedItIsAssignedAgain(_ kind: KeylessSave) throws {
+            let test = try BackendStore(.postgres)
+            let store = test.store
+            _ = try PAAuto.save((1...3).map { (key: Int64) in PAAuto(id: key, name: "stored \(key)") }, in: store)
+            _ = try PAContact.save((1...3).map { PAContact(id: $0, accountId: 0, friendId: $0) }, in: store)
+            let second = try test.another()
+            defer { try? second.close() }
+            // Its first writes check the tables, which would wait for the held transaction.
+            try PAAuto(id: 1, name: "stored 1").save(in: second)
+            try PAContact(id: 1, accountId: 0, friendId: 1).save(in: second)
+            let holding = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let held = DispatchGroup()
+            onAThread(group: held) {
+                try? store.transaction {
+                    try PAAuto(id: 4, name: "explicit").save(in: store)
+                    try PAContact(id: 4, accountId: 9, friendId: 9, nickname: "explicit").save(in: store)
+                    holding.signal()
+                    _ = release.wait(timeout: .now() + 30)
+                }
+            }
+            holding.wait()
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.5)
+                release.signal()
+            }
+            defer { held.wait() }
+            let auto = PAAuto(name: "assigned")
+            switch kind {
+            case .save: try auto.save(in: second)
+            case .saved: #expect(try auto.saved(in: second).id == 5)
+            case .batch: #expect(try PAAuto.save([auto], in: second).assignedKeys == [5])
+            case .insert: try auto.insert(in: second)
+            case .inABlock: _ = try second.transaction { try auto.save(in: second) }
+            case .withAUniqueIndex:
+                #expect(try PAContact(accountId: 1, friendId: 2, nickname: "assigned").saved(in: second).id == 5)
+                #expect(try PAContact.find(key: 4, in: store)?.nickname == "explicit")
+                #expect(try PAContact.count(in: store) == 5)
+                return
+            }
+            #expect(try PAAuto.find(key: 4, in: store)?.name == "explicit")
+            #expect(try PAAuto.find(key: 5, in: store)?.name == "assigned")
+            #expect(try PAAuto.count(in: store) == 5)
+        }
+
         @Test(arguments: Backend.available)
         func assignedKeysOfABatchAreReportedInTheOrderOfItsElements(_ backend: Backend) throws {
             let test = try BackendStore(backend)
