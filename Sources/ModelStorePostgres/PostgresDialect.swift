@@ -212,6 +212,14 @@
                     coalesce(pg_sequence_last_value(pg_get_serial_sequence(?1, ?2)::regclass), 0)) AS m) AS sequence
             """
         }
+        func isPrimaryKeyConstraint(_ constraint: String, of table: String) -> Bool {
+            // `<table>_pkey`, the table's name cut (at a character) to fit 63 bytes: what the
+            // server names the key of a table made with an unnamed PRIMARY KEY, as ModelStore
+            // makes them. A table another tool made with its own name for it is not matched.
+            var name = Substring(table)
+            while name.utf8.count > 63 - 5 { name = name.dropLast() }
+            return constraint == name + "_pkey"
+        }
         /// An array literal (`{1,2}`, `{"a","b"}`) as text, which the server casts to the
         /// column's array type.
         func arrayParameter(_ values: [SQLValue]) -> SQLValue? {

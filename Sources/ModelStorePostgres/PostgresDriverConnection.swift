@@ -449,7 +449,8 @@
         }
 
         /// The column of a one-column unique violation's detail (`Key (id)=(5) already exists.`,
-        /// `Key ("Odd name")=(…)`), which the server does not report as the error's column.
+        /// `Key ("Odd name")=(…)`), which the server does not report as the error's column: for
+        /// the message alone (a server speaking another language words it otherwise).
         static func uniqueColumn(inDetail detail: String?) -> String? {
             guard let detail, detail.hasPrefix("Key ("), let end = detail.range(of: ")=(") else { return nil }
             let names = detail[detail.index(detail.startIndex, offsetBy: 5)..<end.lowerBound]
@@ -485,8 +486,13 @@
                 }
                 var message = info[.message] ?? "\(error.code)"
                 if let detail = info[.detail] { message += " (\(detail))" }
-                let column = info[.columnName] ?? quotedColumn(in: message) ?? uniqueColumn(inDetail: info[.detail])
-                return .server(state: info[.sqlState], message: message, sql: sql, column: column)
+                let unique = info[.sqlState] == "23505"
+                let column = info[.columnName] ?? quotedColumn(in: message) ?? (unique ? uniqueColumn(inDetail: info[.detail]) : nil)
+                var mapped = ModelStoreError.server(state: info[.sqlState], message: message, sql: sql, column: column)
+                if unique, let table = info[.tableName], let constraint = info[.constraintName] {
+                    mapped.violatedUniqueConstraint = (table, constraint)
+                }
+                return mapped
             }
             switch error.code {
             case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .queryCancelled,

@@ -20,6 +20,9 @@ final class Connection {
     private var trace: TraceBox?
     /// Where rows being written keep their text while a statement runs.
     let textArena = TextArena()
+    /// The table and sequence position of the last assigned key another connection took at
+    /// the same moment (see `Session.assignedKeyTaken`): the same clash twice is no race.
+    var lastAssignedKeyClash: String?
 
     /// Prepared statements kept per connection; past this, the caches start over.
     private static let cacheLimit = 512

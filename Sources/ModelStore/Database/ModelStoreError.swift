@@ -177,6 +177,9 @@ public struct ModelStoreError: Error, Sendable {
     /// A deadlock or serialization failure that a server resolved by rolling the transaction
     /// back (its driver says so): running the same work again may succeed.
     package internal(set) var isRetryableConflict = false
+    /// For a unique violation a server reported, the table and the constraint it named (from
+    /// the error's fields, not its words, which follow the server's language).
+    package var violatedUniqueConstraint: (table: String, constraint: String)?
 }
 
 extension ModelStoreError.Code {

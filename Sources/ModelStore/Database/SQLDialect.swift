@@ -107,6 +107,9 @@ package protocol SQLDialect: Sendable {
     /// stored key (records saved with keys of their own do not move it); nil when the
     /// database takes the largest key plus one by itself (SQLite's rowid).
     func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String?
+    /// Whether `constraint`, named by a unique violation in `table` (unquoted), is the name
+    /// the database gives that table's primary key; false where keys cannot clash this way.
+    func isPrimaryKeyConstraint(_ constraint: String, of table: String) -> Bool
     /// The parameter carrying `values` (integers or texts) for `column = ANY(?)`, when the
     /// backend takes an array as one parameter; nil when it does not (SQLite: `json_each`).
     func arrayParameter(_ values: [SQLValue]) -> SQLValue?
@@ -314,6 +317,7 @@ struct SQLiteDialect: SQLDialect {
     var migrationLockSQL: (take: String, held: String, release: String)? { nil }
     var rebuildCatalog: RebuildCatalog? { nil }
     func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String? { nil }
+    func isPrimaryKeyConstraint(_ constraint: String, of table: String) -> Bool { false }
     func arrayParameter(_ values: [SQLValue]) -> SQLValue? { nil }
     func aggregate(_ function: String, of column: String, integerColumn: Bool) -> String? { nil }
     var temporaryWritesOnReader: (allow: String, forbid: String)? { ("PRAGMA query_only = 0", "PRAGMA query_only = 1") }

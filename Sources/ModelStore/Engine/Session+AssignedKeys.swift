@@ -31,7 +31,7 @@ extension Session {
             let outcome = try write(keyed: row, shape: shape, assigning: assigning, table, owner, mode: mode)
             return (outcome, nil)
         }
-        if assigning { try advanceKeySequence(table) }
+        let advanced = assigning ? try advanceKeySequence(table) : nil
         let statement = try self.statement(.upsertReturning, table, owner: owner, shape: shape)
         defer { statement.reset() }
         try bind(row, shape: shape, to: statement, table)
@@ -45,9 +45,7 @@ extension Session {
                 while try statement.step() {}
             }
         } catch let error as ModelStoreError {
-            if assigning, error.code == .constraintViolation, error.column == table.keyNames[0] {
-                throw Self.assignedKeyTaken(error, table)
-            }
+            if let advanced, let conflict = assignedKeyTaken(error, table, advanced: advanced) { throw conflict }
             throw error.explainingDrift(of: table).naming(model: table.modelName)
         }
         guard connection.changes > 0 else {
@@ -79,25 +77,37 @@ extension Session {
 
     /// Where keys come from a sequence, moves it past every stored key: records saved with
     /// keys of their own do not move it, and the next assigned key must not be one of theirs.
-    /// (SQLite's rowid takes the largest key plus one by itself.)
-    private func advanceKeySequence(_ table: TableDescription) throws {
-        guard let sql = connection.dialect.advanceKeySequenceSQL(table: table.quotedTable, key: quoted(table.keyNames[0])) else { return }
-        _ = try connection.scalar(sql, [.text(table.quotedTable), .text(table.keyNames[0])])
+    /// (SQLite's rowid takes the largest key plus one by itself.) Returns where it set the
+    /// sequence; nil when the key has no sequence of its own, or the database needs none.
+    @discardableResult
+    private func advanceKeySequence(_ table: TableDescription) throws -> SQLValue? {
+        guard let sql = connection.dialect.advanceKeySequenceSQL(table: table.quotedTable, key: quoted(table.keyNames[0])) else { return nil }
+        let position = try connection.scalar(sql, [.text(table.quotedTable), .text(table.keyNames[0])])
+        return position?.isNull == false ? position : nil
     }
 
-    /// The key a sequence just assigned was taken by a record another connection saved with
-    /// that key of its own, which committed while this insert waited for it: the sequence had
-    /// been moved past every key this transaction could see, so it is a race, not a stored
-    /// key. Running the call again moves the sequence past that record too, so it fails as a
-    /// conflict the store retries, as a serialization failure does — never as a refusal of a
-    /// record that clashes with nothing. (SQLite's rowid cannot be taken.)
-    private static func assignedKeyTaken(_ error: ModelStoreError, _ table: TableDescription) -> ModelStoreError {
-        ModelStoreError.backend(
+    /// The key a sequence just assigned (after `advanced`, where this save set it) was taken by
+    /// a record another connection saved with that key of its own, which committed while this
+    /// insert waited for it: the sequence had been moved past every key this transaction could
+    /// see, so it is a race, not a stored key. Running the call again moves the sequence past
+    /// that record too, so it fails as a conflict the store retries, as a serialization failure
+    /// does — never as a refusal of a record that clashes with nothing. Only the table's own
+    /// primary key, named by the server's error fields, counts; and the same clash twice
+    /// (a sequence that cycles, or one set back) is no race: its error is thrown as it is.
+    /// (SQLite's rowid cannot be taken.) Nil when `error` is not such a clash.
+    private func assignedKeyTaken(_ error: ModelStoreError, _ table: TableDescription, advanced: SQLValue) -> ModelStoreError? {
+        guard let violated = error.violatedUniqueConstraint, violated.table == table.tableName,
+            connection.dialect.isPrimaryKeyConstraint(violated.constraint, of: table.tableName)
+        else { return nil }
+        let clash = table.tableName + "\u{0}" + advanced.description
+        guard connection.lastAssignedKeyClash != clash else { return nil }
+        connection.lastAssignedKeyClash = clash
+        return ModelStoreError.backend(
             .busy,
-            "The key the database assigned to a new \(table.modelName) was taken at the same moment by a record another connection saved with that key; the call was rolled back to run again with the next free key.",
+            "The key the database assigned to a new \(table.modelName) was taken at the same moment by a record another connection saved with that key; the call was rolled back, and the store runs it again with the next free key until its busy timeout.",
             message: error.sqliteMessage ?? error.message, state: error.serverState, sql: error.sql, column: table.keyNames[0],
             retryable: true, model: table.modelName,
-            suggestion: "Run the call again: the store does so itself until its busy timeout.")
+            suggestion: "Run the call again later, or save such records with keys of their own.")
     }
 
     private func bind(_ row: RowEncoder, shape: ColumnMask, to statement: Statement, _ table: TableDescription) throws {

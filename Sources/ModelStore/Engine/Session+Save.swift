@@ -155,7 +155,9 @@ extension Session {
     /// failure; nothing is written.
     func insertUnmatched(_ row: RowEncoder, _ table: TableDescription, _ owner: ObjectIdentifier) throws {
         if table.assignsKeys, (row.value(at: table.keyPositions[0]) ?? .null).isNull {
-            try insert(row, table, owner)  // the database picks a free key
+            // The database picks a free key — past those saved with keys of their own — and
+            // the row gets it, as insert() does.
+            _ = try saveAssigningKey(row, table, owner, mode: .insert)
             return
         }
         guard try insertIfAbsent(row, table, owner) else {

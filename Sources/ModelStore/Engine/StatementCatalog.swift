@@ -166,6 +166,13 @@ enum StatementCatalog: Int {
         // A stored record keeps its creation date, and its change date is not a change.
         let updated = table.columns.indices.filter { shape.contains($0) && !table.keyMask.contains($0) && $0 != table.createdPosition }
         let compared = updated.filter { $0 != table.updatedPosition }
+        if !dialect.supportsMultipleUpsertClauses, !table.keyMask.isSubset(of: shape), compared.isEmpty {
+            // Without the key, and nothing to update: a bare DO NOTHING would swallow a clash
+            // with a key another connection took at the same moment, and report the new
+            // record unchanged. Only a unique index may find the stored record.
+            guard let index = table.indexes.first(where: { $0.isUnique && $0.positions.allSatisfy(shape.contains) }) else { return "" }
+            return " ON CONFLICT (\(index.columns.map(quoted).joined(separator: ", "))) DO NOTHING"
+        }
         guard !compared.isEmpty else { return " ON CONFLICT DO NOTHING" }
         let names = updated.map { quoted(table.columns[$0].name) }
         let action =

@@ -70,6 +70,14 @@
         static let primaryKey = ["id"]
     }
 
+    /// An assigned key and a creation date: a save has nothing to update on a stored record.
+    struct PAStampedAuto: StoredModel, Equatable {
+        var id: Int64?
+        var createdAt: Date?
+        static let primaryKey = ["id"]
+        static let timestamps = Timestamps<PAStampedAuto>(created: \.createdAt)
+    }
+
     struct PAPair: StoredModel, Equatable {
         var region: String
         var number: Int64
@@ -983,7 +991,7 @@
         }
 
         enum KeylessSave: String, CaseIterable, Sendable {
-            case save, saved, batch, insert, inABlock, withAUniqueIndex
+            case save, saved, batch, insert, inABlock, withAUniqueIndex, matching, withNothingToUpdate
         }
 
         /// Another connection saves a record with the next key of its own and commits while a
@@ -997,11 +1005,13 @@
             let store = test.store
             _ = try PAAuto.save((1...3).map { (key: Int64) in PAAuto(id: key, name: "stored \(key)") }, in: store)
             _ = try PAContact.save((1...3).map { PAContact(id: $0, accountId: 0, friendId: $0) }, in: store)
+            _ = try PAStampedAuto.save((1...3).map { PAStampedAuto(id: $0) }, in: store)
             let second = try test.another()
             defer { try? second.close() }
             // Its first writes check the tables, which would wait for the held transaction.
             try PAAuto(id: 1, name: "stored 1").save(in: second)
             try PAContact(id: 1, accountId: 0, friendId: 1).save(in: second)
+            try PAStampedAuto(id: 1).save(in: second)
             let holding = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
             let held = DispatchGroup()
@@ -1009,6 +1019,7 @@
                 try? store.transaction {
                     try PAAuto(id: 4, name: "explicit").save(in: store)
                     try PAContact(id: 4, accountId: 9, friendId: 9, nickname: "explicit").save(in: store)
+                    try PAStampedAuto(id: 4, createdAt: Date(timeIntervalSinceReferenceDate: 4)).save(in: store)
                     holding.signal()
                     _ = release.wait(timeout: .now() + 30)
                 }
@@ -1019,6 +1030,10 @@
                 release.signal()
             }
             defer { held.wait() }
+            // Each INSERT the second store runs: the race ran when the save ran twice.
+            let inserts = Collected<String>()
+            second.setTrace { if $0.hasPrefix("INSERT") { inserts.add($0) } }
+            defer { #expect(inserts.current.count >= 2, "the save met no taken key: \(inserts.current)") }
             let auto = PAAuto(name: "assigned")
             switch kind {
             case .save: try auto.save(in: second)
@@ -1026,14 +1041,56 @@
             case .batch: #expect(try PAAuto.save([auto], in: second).assignedKeys == [5])
             case .insert: try auto.insert(in: second)
             case .inABlock: _ = try second.transaction { try auto.save(in: second) }
+            case .matching: #expect(try auto.save(matching: \.name == "assigned", in: second) == .inserted)
             case .withAUniqueIndex:
                 #expect(try PAContact(accountId: 1, friendId: 2, nickname: "assigned").saved(in: second).id == 5)
                 #expect(try PAContact.find(key: 4, in: store)?.nickname == "explicit")
                 #expect(try PAContact.count(in: store) == 5)
                 return
+            case .withNothingToUpdate:
+                // Its upsert updates nothing on a stored record, so a clash must not pass
+                // for a record found unchanged.
+                #expect(try PAStampedAuto().saved(in: second).id == 5)
+                #expect(try PAStampedAuto.find(key: 4, in: store)?.createdAt == Date(timeIntervalSinceReferenceDate: 4))
+                #expect(try PAStampedAuto.count(in: store) == 5)
+                return
             }
             #expect(try PAAuto.find(key: 4, in: store)?.name == "explicit")
             #expect(try PAAuto.find(key: 5, in: store)?.name == "assigned")
+            #expect(try PAAuto.count(in: store) == 5)
+        }
+
+        /// A key clash that no race explains — a sequence that cycles back onto stored keys —
+        /// fails at once as the constraint's refusal, the second time at the latest, and never
+        /// waits out the busy timeout to say `.busy`.
+        @Test(arguments: PostgresAttackTests.postgresOnly)
+        func anAssignedKeyThatClashesWithoutARaceFailsAtOnce(_ backend: Backend) throws {
+            let test = try BackendStore(backend)
+            let store = test.store
+            _ = try PAAuto.save((1...3).map { (key: Int64) in PAAuto(id: key, name: "stored \(key)") }, in: store)
+            try runPsql(
+                url: Backend.postgresURL!, schema: test.schemaName,
+                #"DO $$ BEGIN EXECUTE format('ALTER SEQUENCE %s MAXVALUE 3 CYCLE', pg_get_serial_sequence('"PAAuto"', 'id')); END $$"#)
+            let started = Date()
+            let error = try #require(throws: ModelStoreError.self) { try PAAuto(name: "cycled").save(in: store) }
+            #expect(error.code == .constraintViolation, "\(error)")
+            #expect(Date().timeIntervalSince(started) < 2, "it waited for the busy timeout")
+            #expect(try PAAuto.count(in: store) == 3)
+            #expect(try PAAuto.find(key: 1, in: store)?.name == "stored 1")
+        }
+
+        /// `save(matching:)` of a keyless model that matches nothing inserts it under a key
+        /// past those saved with keys of their own, and hands the key back in a batch.
+        @Test(arguments: Backend.available)
+        func aKeylessSaveMatchingNothingTakesAKeyPastTheExplicitOnes(_ backend: Backend) throws {
+            let test = try BackendStore(backend)
+            let store = test.store
+            _ = try PAAuto.save((1...3).map { (key: Int64) in PAAuto(id: key, name: "stored \(key)") }, in: store)
+            #expect(try PAAuto(name: "new").save(matching: \.name == "new", in: store) == .inserted)
+            #expect(try PAAuto.find(key: 4, in: store)?.name == "new")
+            let outcome = try PAAuto.save([PAAuto(name: "newer"), PAAuto(name: "new")], matching: MatchKeys(varying: [\.name]), in: store)
+            #expect(outcome.inserted == 1)
+            #expect(try PAAuto.find(key: 5, in: store)?.name == "newer")
             #expect(try PAAuto.count(in: store) == 5)
         }
 
