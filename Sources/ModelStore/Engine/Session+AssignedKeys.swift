@@ -81,7 +81,9 @@ extension Session {
     /// sequence; nil when the key has no sequence of its own, or the database needs none.
     @discardableResult
     private func advanceKeySequence(_ table: TableDescription) throws -> SQLValue? {
-        guard let sql = connection.dialect.advanceKeySequenceSQL(table: table.quotedTable, key: quoted(table.keyNames[0])) else { return nil }
+        guard let sql = connection.dialect.advanceKeySequenceSQL(table: table.quotedTable, key: quoted(table.keyNames[0])) else {
+            return nil
+        }
         let position = try connection.scalar(sql, [.text(table.quotedTable), .text(table.keyNames[0])])
         return position?.isNull == false ? position : nil
     }
