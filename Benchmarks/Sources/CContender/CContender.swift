@@ -11,7 +11,8 @@ public struct CContender: Contender {
     public func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun {
         let db = try Database(path)
         switch workload {
-        case .w1, .w1r:
+        // A Date is the REAL it holds: C stores and reads the same double for W1d and W3d.
+        case .w1, .w1r, .w1d:
             try db.exec(Schema.item)
             let items = CItems(data.items)
             return PreparedRun(
@@ -40,7 +41,7 @@ public struct CContender: Contender {
             return PreparedRun(
                 timed: { try db.check(cb_upsert_items_by_name(db.handle, upserts.pointer, upserts.count)) },
                 verify: { withExtendedLifetime(upserts) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
-        case .w3, .w3r, .w4, .w4b, .w5, .w8, .w8r, .w10:
+        case .w3, .w3r, .w3d, .w4, .w4b, .w5, .w8, .w8r, .w10:
             try db.exec(Schema.item)
             let items = CItems(data.items)
             try db.check(cb_insert_items(db.handle, items.pointer, items.count))
@@ -74,7 +75,7 @@ public struct CContender: Contender {
     private func readRun(_ workload: Workload, db: Database, data: Dataset, path: String) throws -> PreparedRun {
         var sum = cb_sum()
         switch workload {
-        case .w3, .w3r:
+        case .w3, .w3r, .w3d:
             return PreparedRun(
                 timed: {
                     sum = cb_sum(); try db.check(cb_fetch_all(db.handle, &sum))

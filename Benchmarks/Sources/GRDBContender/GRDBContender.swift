@@ -18,6 +18,18 @@ public struct GRDBContender: Contender {
         static let databaseTableName = "item"
     }
 
+    /// W1d and W3d: the item with its creation time a `Date`, stored as GRDB stores dates by
+    /// default (text).
+    struct DatedItem: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var name: String
+        var price: Double
+        var quantity: Int64
+        var createdAt: Date
+        var note: String?
+        static let databaseTableName = "item"
+    }
+
     struct Team: Codable, FetchableRecord, PersistableRecord {
         var id: Int64
         var name: String
@@ -74,8 +86,34 @@ public struct GRDBContender: Contender {
         data.map { Item(id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity, createdAt: $0.createdAt, note: $0.note) }
     }
 
+    private static func datedItems(_ data: [ItemData]) -> [DatedItem] {
+        data.map {
+            DatedItem(
+                id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity,
+                createdAt: Date(timeIntervalSinceReferenceDate: $0.createdAt), note: $0.note)
+        }
+    }
+
     public func prepare(_ workload: Workload, data: Dataset, path: String) throws -> PreparedRun {
         switch workload {
+        case .w1d:
+            let pool = try open(path, schema: Schema.item)
+            let items = Self.datedItems(data.items)
+            return PreparedRun(
+                timed: { try pool.write { db in for item in items { try item.insert(db) } } },
+                verify: { withExtendedLifetime(pool) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w3d:
+            let pool = try open(path, schema: Schema.item)
+            let items = Self.datedItems(data.items)
+            try pool.write { db in for item in items { try item.insert(db) } }
+            var loaded: [DatedItem] = []
+            return PreparedRun(
+                timed: { loaded = try pool.read { try DatedItem.fetchAll($0) } },
+                verify: {
+                    var checksum = Checksum()
+                    for item in loaded { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    return checksum
+                })
         case .w1, .w1r:
             let pool = try open(path, schema: Schema.item)
             let items = Self.items(data.items)

@@ -57,6 +57,19 @@ public struct ModelStoreContender: Contender {
         static let relationships: [Relationship<Tag>] = [.toMany(\.items, inverse: \TaggedItem.tags)]
     }
 
+    /// W1d and W3d: the item with its creation time a `Date` (stored as the REAL it holds).
+    struct DatedItem: StoredModel {
+        var id: Int64
+        var name: String
+        var price: Double
+        var quantity: Int64
+        var createdAt: Date
+        var note: String?
+        static let primaryKey = ["id"]
+        static let tableName = "item"
+        static let indexes: [TableIndex<DatedItem>] = [.on(\.price)]
+    }
+
     struct Team: StoredModel {
         var id: Int64
         var name: String
@@ -97,6 +110,14 @@ public struct ModelStoreContender: Contender {
         data.map { Item(id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity, createdAt: $0.createdAt, note: $0.note) }
     }
 
+    private static func datedItems(_ data: [ItemData]) -> [DatedItem] {
+        data.map {
+            DatedItem(
+                id: $0.id, name: $0.name, price: $0.price, quantity: $0.quantity,
+                createdAt: Date(timeIntervalSinceReferenceDate: $0.createdAt), note: $0.note)
+        }
+    }
+
     private static func teams(_ data: Dataset) -> [Team] {
         zip(data.teams, data.players).map { team, players in
             Team(id: team.id, name: team.name, players: players.map { Player(id: $0.id, name: $0.name) })
@@ -116,6 +137,22 @@ public struct ModelStoreContender: Contender {
             return PreparedRun(
                 timed: { try Item.save(items, in: store) },
                 verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w1d:
+            _ = try DatedItem.deleteAll(in: store)  // creates the table outside the timing (a write does)
+            let items = Self.datedItems(data.items)
+            return PreparedRun(
+                timed: { try DatedItem.save(items, in: store) },
+                verify: { withExtendedLifetime(store) { Checksum.ofFile(path, Checksum.itemTableSQL) } })
+        case .w3d:
+            try DatedItem.save(Self.datedItems(data.items), in: store)
+            var loaded: [DatedItem] = []
+            return PreparedRun(
+                timed: { loaded = try DatedItem.findAll(in: store) },
+                verify: {
+                    var checksum = Checksum()
+                    for item in loaded { checksum.add(key: item.id, text: item.name, price: item.price) }
+                    return checksum
+                })
         case .w1r:
             // The tags' join table and the item table are made outside the timing.
             _ = try TaggedItem.deleteAll(in: store)

@@ -93,6 +93,14 @@ enum Report {
                 "\n\nW3r ÷ W3 for ModelStore (the same finder on a model that declares a relationship it does not load): "
                 + String(format: "%.2f", ratio) + (ratio <= 1.1 ? " — goal (≤ 1.1) met." : " — goal (≤ 1.1) **missed**.")
         }
+        for (dated, plain) in [("W1d", "W1"), ("W3d", "W3")] {
+            guard let with = results.first(where: { $0.workload == dated }), let without = results.first(where: { $0.workload == plain })
+            else { continue }
+            let ratio = with.contenders[2].median / without.contenders[2].median
+            text +=
+                "\n\n\(dated) ÷ \(plain) for ModelStore (the same call with the creation time a `Date` instead of a `Double`): "
+                + String(format: "%.2f", ratio) + (ratio <= 1.1 ? " — goal (≤ 1.1) met." : " — goal (≤ 1.1) **missed**.")
+        }
         if let w8r = results.first(where: { $0.workload == "W8r" }), let w8 = results.first(where: { $0.workload == "W8" }) {
             let ratio = w8r.contenders[2].median / w8.contenders[2].median
             text +=

@@ -69,6 +69,9 @@ struct ColumnLayout: Sendable {
     /// Whether a column has a declared form (`.mapped`): paths that bind values for columns
     /// check this one flag before looking for a form, so other models pay nothing more.
     let hasDeclaredForms: Bool
+    /// Whether each column holds a `Date` in its own stored form (REAL seconds since 2001):
+    /// the coders read and write those directly, without the generic path's casts.
+    let holdsOwnDate: [Bool]
     private let positions: [String: Int]
 
     init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = [], wrapperKeys: Set<String> = []) {
@@ -80,6 +83,10 @@ struct ColumnLayout: Sendable {
         self.skippedNames = skippedKeys.sorted()
         self.hasDeclaredForms = columns.contains {
             if case .mapped = $0.coding { return true }
+            return false
+        }
+        self.holdsOwnDate = columns.map {
+            if case .convertible(let type) = $0.coding { return type == Date.self }
             return false
         }
         var positions: [String: Int] = [:]

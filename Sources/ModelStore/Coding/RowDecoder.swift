@@ -179,6 +179,31 @@ final class RowDecoder: Decoder {
         throw mismatch(position, index, expected: Bool.self)
     }
 
+    /// A `Date` stored in its own form (REAL seconds since 2001, or whole seconds as INTEGER),
+    /// read in place: the generic path's casts, `SQLValue` and metadata cost more than the
+    /// value. Anything else — a declared form, NULL in a non-optional property, another
+    /// storage class — takes `value`, which reads or explains it exactly as before.
+    @inline(__always)
+    func date(_ name: String, optional: Bool) throws -> Date? {
+        if let (position, index) = column(name), layout.holdsOwnDate[position] {
+            let (value, storage) = statement.cell(at: index)
+            if storage == StorageClass.float { return Date(timeIntervalSinceReferenceDate: statement.double(value, at: index)) }
+            if storage == StorageClass.null, optional { return nil }
+            if storage == StorageClass.integer, let seconds = Double(exactly: statement.int64(value, at: index)) {
+                return Date(timeIntervalSinceReferenceDate: seconds)
+            }
+        }
+        return try value(Date.self, name, optional: optional)
+    }
+
+    /// `value` of a property that is not Optional. A function of its own: the `T?` it unwraps
+    /// needs `Optional<T>`'s metadata, which a caller would look up on entry even on a path
+    /// that never gets here (a Date's, which costs less than that look-up).
+    @inline(never)
+    func required<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+        try value(type, name, optional: false)!
+    }
+
     /// Any other type: by the column's coding (exact conversion, single value or JSON).
     func value<T: Decodable>(_ type: T.Type, _ name: String, optional: Bool) throws -> T? {
         // An injected relationship is never a column: look for it first, and save a failed

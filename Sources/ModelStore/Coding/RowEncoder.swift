@@ -151,6 +151,22 @@ final class RowEncoder: Encoder {
         state.pointee.present.insert(position)
     }
 
+    /// A `Date`: stored as the REAL it holds where its column takes its own form (the value
+    /// `Date.sqlValue` gives, without the casts that find it); any other column, or a NaN
+    /// date that must be refused with its name, takes the generic path.
+    @inline(__always)
+    func setDate(_ date: Date, _ name: String) throws {
+        if let position = layout.position(of: name, hint: &state.pointee.hint), layout.holdsOwnDate[position] {
+            let seconds = date.timeIntervalSinceReferenceDate
+            if !seconds.isNaN {
+                state.pointee.values[position] = .real(seconds + 0)
+                state.pointee.present.insert(position)
+                return
+            }
+        }
+        try set(date, name)
+    }
+
     /// Any non-primitive value, by its column's coding.
     func set<T: Encodable>(_ value: T, _ name: String) throws {
         guard let position = layout.position(of: name, hint: &state.pointee.hint) else {

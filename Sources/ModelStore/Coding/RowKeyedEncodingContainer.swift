@@ -1,3 +1,5 @@
+import Foundation
+
 /// The keyed container a model's `encode(to:)` writes its properties into.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     // Not strong: the encoder caches its container, so a strong reference would be a cycle.
@@ -22,7 +24,11 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try encoder.set(.integer(Int64(value)), key.stringValue) }
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try encoder.set(.integer(Int64(value)), key.stringValue) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try unsigned(value, key) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encoder.set(value, key.stringValue) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        // As in `RowKeyedContainer.decode`: a Date in its own form skips the generic casts.
+        if T.self == Date.self { return try encoder.setDate(unsafeBitCast(value, to: Date.self), key.stringValue) }
+        try encoder.set(value, key.stringValue)
+    }
 
     private func real(_ value: Double, _ key: Key) throws {
         do {

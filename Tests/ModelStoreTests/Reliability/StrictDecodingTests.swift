@@ -17,6 +17,17 @@ private struct Note: StoredModel, Equatable {
     static let primaryKey = ["id"]
 }
 
+/// A `Date` that is not Optional, one that is, and one in a declared form: the coders read and
+/// write a Date in its own form directly, and everything else through its conversion.
+private struct Stamp: StoredModel, Equatable {
+    var id: Int64
+    var at: Date
+    var seen: Date?
+    var logged: Date?
+    static let primaryKey = ["id"]
+    static let columnStorage: [ColumnStorage<Stamp>] = [.date(\.logged, as: .iso8601)]
+}
+
 /// Promise: a stored value is read exactly or not at all. A value that would only read by
 /// repairing, trimming, rounding or guessing is `.decodingFailed` naming the model, the
 /// column, the record's key and the stored value, with a suggestion — and the stored value
@@ -217,6 +228,55 @@ struct StrictDecodingTests {
         // A REAL column cannot hold the integer 2^53 + 1, but a value from elsewhere can be one.
         #expect(throws: ModelStoreError.self) { try Date(sqlValue: .integer(9_007_199_254_740_993)) }
         #expect(try Date(sqlValue: .integer(9_007_199_254_740_992)) == Date(timeIntervalSinceReferenceDate: 0x1p53))
+    }
+
+    /// The direct path for a Date in its own form answers exactly as `Date.sqlValue` and
+    /// `Date(sqlValue:)` do: the same stored double, bit for bit (a negative zero as zero),
+    /// NaN refused naming the property, a declared form still converted, and a stored value
+    /// that is not a number refused naming the column, whether the property is Optional or not.
+    @Test(arguments: Backend.available) func aDateIsStoredAndReadAsTheDoubleItHoldsOrRefusedByName(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let seconds: [Double] = [0, -0.0, 123.456, -978_307_200, 0x1p53, .greatestFiniteMagnitude, -.infinity, 1e-300]
+        let stamps = seconds.enumerated().map { offset, value in
+            let date = Date(timeIntervalSinceReferenceDate: value)
+            return Stamp(
+                id: Int64(offset), at: date, seen: offset.isMultiple(of: 2) ? date : nil,
+                logged: offset == 2 ? Date(timeIntervalSinceReferenceDate: 5.25) : nil)
+        }
+        for stamp in stamps.prefix(4) { try stamp.save(in: test.store) }
+        _ = try Stamp.save(Array(stamps.dropFirst(4)), in: test.store)
+        let read = try Stamp.findAll(where: .all, orderBy: [.ascending(\.id)], in: test.store)
+        #expect(read.map(\.id) == stamps.map(\.id))
+        for (stored, expected) in zip(read, seconds) {
+            let bits = (expected + 0).bitPattern
+            #expect(stored.at.timeIntervalSinceReferenceDate.bitPattern == bits, "\(expected)")
+            #expect(stored.seen?.timeIntervalSinceReferenceDate.bitPattern == (stored.id.isMultiple(of: 2) ? bits : nil), "\(expected)")
+        }
+        let raw = try test.rawRows(#"SELECT "at", "logged" FROM "Stamp" WHERE "id" = 2"#)
+        #expect(raw == [[.real(123.456), .text("2001-01-01T00:00:05.250Z")]])
+        #expect(read[2].logged == Date(timeIntervalSinceReferenceDate: 5.25))
+
+        for nan in [
+            Stamp(id: 100, at: Date(timeIntervalSinceReferenceDate: .nan)),
+            Stamp(id: 101, at: .now, seen: Date(timeIntervalSinceReferenceDate: .nan)),
+        ] {
+            let error = try #require(throws: ModelStoreError.self) { try nan.save(in: test.store) }
+            #expect(error.code == .encodingFailed)
+            #expect(error.column == (nan.id == 100 ? "at" : "seen"), "\(error)")
+            #expect(error.message.hasPrefix("Stamp.\(error.column ?? ""): "), "\(error.message)")
+        }
+        #expect(try Stamp.count(in: test.store) == stamps.count)
+        if backend == .sqlite {
+            // A server's double precision column refuses text itself.
+            for column in ["at", "seen"] {
+                try test.rawExecute(#"UPDATE "Stamp" SET \#(quoted(column)) = 'soon' WHERE "id" = 0"#)
+                let error = try #require(throws: ModelStoreError.self, "\(column)") { try Stamp.find(key: 0, in: test.store) }
+                #expect(error.code == .decodingFailed)
+                #expect(error.column == column, "\(error)")
+                #expect(error.key == "id = 0")
+                try test.rawExecute(#"UPDATE "Stamp" SET \#(quoted(column)) = 0.0 WHERE "id" = 0"#)
+            }
+        }
     }
 
     @Test(arguments: Backend.available) func enumRawValuesThatNameNoCaseAreRefused(_ backend: Backend) throws {
