@@ -185,6 +185,8 @@ final class RowDecoder: Decoder {
     /// storage class — takes `value`, which reads or explains it exactly as before.
     @inline(__always)
     func date(_ name: String, optional: Bool) throws -> Date? {
+        // The fallback looks the column up again: from the same hint, so it finds it as fast.
+        let hint = hintStorage.pointee
         if let (position, index) = column(name), layout.holdsOwnDate[position] {
             let (value, storage) = statement.cell(at: index)
             if storage == StorageClass.float { return Date(timeIntervalSinceReferenceDate: statement.double(value, at: index)) }
@@ -193,6 +195,7 @@ final class RowDecoder: Decoder {
                 return Date(timeIntervalSinceReferenceDate: seconds)
             }
         }
+        hintStorage.pointee = hint
         return try value(Date.self, name, optional: optional)
     }
 

@@ -156,6 +156,8 @@ final class RowEncoder: Encoder {
     /// date that must be refused with its name, takes the generic path.
     @inline(__always)
     func setDate(_ date: Date, _ name: String) throws {
+        // The fallback looks the column up again: from the same hint, so it finds it as fast.
+        let hint = state.pointee.hint
         if let position = layout.position(of: name, hint: &state.pointee.hint), layout.holdsOwnDate[position] {
             let seconds = date.timeIntervalSinceReferenceDate
             if !seconds.isNaN {
@@ -164,6 +166,7 @@ final class RowEncoder: Encoder {
                 return
             }
         }
+        state.pointee.hint = hint
         try set(date, name)
     }
 

@@ -1,16 +1,35 @@
 import Foundation
 
-/// Which lifecycle callbacks a model type has, looked up once per type: a batch asks for
-/// every element, and a conformance lookup costs more than the rest of a small write.
+/// Which lifecycle callbacks a model type has, and how its saves begin their transaction,
+/// looked up once per type: a batch asks for every element, and a conformance lookup (or the
+/// key path a declaration's check makes) costs more than the rest of a small write.
 enum ModelCallbacks {
-    private static let known = Locked<[ObjectIdentifier: (save: Bool, delete: Bool)]>([:])
+    private struct Facts: Sendable {
+        let save: Bool
+        let delete: Bool
+        let saveIsolation: WriteIsolation
+    }
 
-    static func of<M: StoredModel>(_ type: M.Type) -> (save: Bool, delete: Bool) {
+    private static let known = Locked<[ObjectIdentifier: Facts]>([:])
+
+    private static func facts<M: StoredModel>(_ type: M.Type) -> Facts {
         let id = ObjectIdentifier(type)
         if let found = known.withLock({ $0[id] }) { return found }
-        let found = (save: type is any SaveCallbacks.Type, delete: type is any DeleteCallbacks.Type)
+        let save = type is any SaveCallbacks.Type
+        // See `StoredModel.saveIsolation`.
+        let upserts = !save && type.relationships.isEmpty && type.timestamps.updated == nil && !type.indexes.contains { $0.isUnique }
+        let found = Facts(save: save, delete: type is any DeleteCallbacks.Type, saveIsolation: upserts ? .upserts : .serializable)
         known.withLock { $0[id] = found }
         return found
+    }
+
+    static func of<M: StoredModel>(_ type: M.Type) -> (save: Bool, delete: Bool) {
+        let found = facts(type)
+        return (found.save, found.delete)
+    }
+
+    static func saveIsolation<M: StoredModel>(_ type: M.Type) -> WriteIsolation {
+        facts(type).saveIsolation
     }
 }
 

@@ -228,7 +228,7 @@ extension Session {
         }
         // The questions taken out once: iterating the declarations themselves would look up
         // their array's iterator metadata for every element.
-        let holds = M.relationships.map(\.holdsValue)
+        let holds = M.relationships.map { $0.holdsValue }  // a closure: `\.holdsValue` on a generic type makes its key path every call
         return holds.withUnsafeBufferPointer { holds in
             for model in models {
                 for index in 0..<holds.count where holds[index](model) { return .graph }
