@@ -998,7 +998,8 @@
         /// save without a key waits on that row with the same key, which the sequence had just
         /// assigned (it was moved past every key the save could see). The keyless save runs
         /// again with the next free key, in each way of saving, and both records stand; it
-        /// failed with a unique violation (23505) that no stored record explained.
+        /// failed with a unique violation (23505) that no stored record explained. Server only
+        /// by nature: SQLite has one writer, and its rowid is the largest key plus one.
         @Test(arguments: PostgresAttackTests.postgresOnly.isEmpty ? [] : KeylessSave.allCases)
         func aKeyTakenByAnotherConnectionAsTheSequenceAssignedItIsAssignedAgain(_ kind: KeylessSave) throws {
             let test = try BackendStore(.postgres)
@@ -1092,6 +1093,15 @@
             #expect(outcome.inserted == 1)
             #expect(try PAAuto.find(key: 5, in: store)?.name == "newer")
             #expect(try PAAuto.count(in: store) == 5)
+            // Its unique values held by another record: refused by name, nothing written.
+            try PAContact(id: 1, accountId: 1, friendId: 1, nickname: "stored").save(in: store)
+            let clash = try #require(throws: ModelStoreError.self) {
+                try PAContact(accountId: 1, friendId: 1, nickname: "clash").save(matching: \.nickname == "nobody", in: store)
+            }
+            #expect(clash.code == .alreadyExists, "\(clash)")
+            #expect(clash.model == "PAContact")
+            #expect(try PAContact.count(in: store) == 1)
+            #expect(try PAContact.find(key: 1, in: store)?.nickname == "stored")
         }
 
         @Test(arguments: Backend.available)
