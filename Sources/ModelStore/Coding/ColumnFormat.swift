@@ -38,8 +38,8 @@ public enum UUIDStorage: Sendable, Hashable, CustomStringConvertible {
     func store(_ value: SQLValue) throws -> SQLValue {
         let uuid = try UUID(sqlValue: value)
         switch self {
-        case .text: return .text(uuid.uuidString)
-        case .lowercaseText: return .text(uuid.uuidString.lowercased())
+        case .text: return uuid.sqlValue
+        case .lowercaseText: return .text(Statement.upperCaseText(of: uuid).lowercased())
         case .blob: return withUnsafeBytes(of: uuid.uuid) { .blob(Data($0)) }
         }
     }
@@ -48,11 +48,12 @@ public enum UUIDStorage: Sendable, Hashable, CustomStringConvertible {
     func load(_ value: SQLValue) throws -> SQLValue {
         switch (self, value) {
         case (.blob, .blob(let data)) where data.count == 16:
-            return .text(try UUID(sqlValue: value).uuidString)
+            return try UUID(sqlValue: value).sqlValue
         case (.text, .text(let text)):
-            if let uuid = UUID(uuidString: text), uuid.uuidString == text { return value }
+            if UUID(ownText: text) != nil { return value }
         case (.lowercaseText, .text(let text)):
-            if let uuid = UUID(uuidString: text), uuid.uuidString.lowercased() == text { return .text(uuid.uuidString) }
+            // Lower case exactly as `uuidString.lowercased()` writes it, and nothing else.
+            if let uuid = UUID(ownText: text.uppercased()), Statement.upperCaseText(of: uuid).lowercased() == text { return uuid.sqlValue }
         default:
             break
         }

@@ -72,6 +72,9 @@ struct ColumnLayout: Sendable {
     /// Whether each column holds a `Date` in its own stored form (REAL seconds since 2001):
     /// the coders read and write those directly, without the generic path's casts.
     let holdsOwnDate: [Bool]
+    /// Whether each column holds a `UUID` in its own stored form (upper-case text as
+    /// `uuidString` writes it; 16 bytes read too): read and written directly, likewise.
+    let holdsOwnUUID: [Bool]
     private let positions: [String: Int]
 
     init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = [], wrapperKeys: Set<String> = []) {
@@ -87,6 +90,10 @@ struct ColumnLayout: Sendable {
         }
         self.holdsOwnDate = columns.map {
             if case .convertible(let type) = $0.coding { return type == Date.self }
+            return false
+        }
+        self.holdsOwnUUID = columns.map {
+            if case .convertible(let type) = $0.coding { return type == UUID.self }
             return false
         }
         var positions: [String: Int] = [:]

@@ -199,6 +199,23 @@ final class RowDecoder: Decoder {
         return try value(Date.self, name, optional: optional)
     }
 
+    /// A `UUID` stored in its own form (the 36 upper-case characters `uuidString` writes, or
+    /// 16 bytes), read in place: parsing the text checks its exact form without making a
+    /// `String` and a second one to compare it with. Anything else — a declared form, NULL in
+    /// a non-optional property, lower-case or malformed text, a server's row — takes `value`,
+    /// which reads or explains it exactly as before.
+    @inline(__always)
+    func uuid(_ name: String, optional: Bool) throws -> UUID? {
+        let hint = hintStorage.pointee
+        if let (position, index) = column(name), layout.holdsOwnUUID[position] {
+            let (value, storage) = statement.cell(at: index)
+            if let value, let uuid = Statement.ownUUID(of: value, storage: storage) { return uuid }
+            if storage == StorageClass.null, optional { return nil }
+        }
+        hintStorage.pointee = hint
+        return try value(UUID.self, name, optional: optional)
+    }
+
     /// `value` of a property that is not Optional. A function of its own: the `T?` it unwraps
     /// needs `Optional<T>`'s metadata, which a caller would look up on entry even on a path
     /// that never gets here (a Date's, which costs less than that look-up).

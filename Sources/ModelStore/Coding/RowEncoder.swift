@@ -170,6 +170,20 @@ final class RowEncoder: Encoder {
         try set(date, name)
     }
 
+    /// A `UUID`: stored as the upper-case text `UUID.sqlValue` gives where its column takes
+    /// its own form, made without the casts that find it; any other column takes the generic path.
+    @inline(__always)
+    func setUUID(_ uuid: UUID, _ name: String) throws {
+        let hint = state.pointee.hint
+        if let position = layout.position(of: name, hint: &state.pointee.hint), layout.holdsOwnUUID[position] {
+            state.pointee.values[position] = .text(Statement.upperCaseText(of: uuid))
+            state.pointee.present.insert(position)
+            return
+        }
+        state.pointee.hint = hint
+        try set(uuid, name)
+    }
+
     /// Any non-primitive value, by its column's coding.
     func set<T: Encodable>(_ value: T, _ name: String) throws {
         guard let position = layout.position(of: name, hint: &state.pointee.hint) else {

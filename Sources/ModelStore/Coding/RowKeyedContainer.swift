@@ -44,6 +44,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         // The one common type the protocol has no method for: compared by metadata, which
         // costs far less than the generic path's casts.
         if T.self == Date.self { return unsafeBitCast(try decoder.date(key.stringValue, optional: false)!, to: T.self) }
+        if T.self == UUID.self { return unsafeBitCast(try decoder.uuid(key.stringValue, optional: false)!, to: T.self) }
         return try decoder.required(type, key.stringValue)
     }
 
@@ -70,6 +71,10 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if T.self == Date.self {
             guard let date = try decoder.date(name, optional: true) else { return nil }
             return unsafeBitCast(date, to: T.self)
+        }
+        if T.self == UUID.self {
+            guard let uuid = try decoder.uuid(name, optional: true) else { return nil }
+            return unsafeBitCast(uuid, to: T.self)
         }
         return try decoder.value(type, name, optional: true)
     }

@@ -27,6 +27,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         // As in `RowKeyedContainer.decode`: a Date in its own form skips the generic casts.
         if T.self == Date.self { return try encoder.setDate(unsafeBitCast(value, to: Date.self), key.stringValue) }
+        if T.self == UUID.self { return try encoder.setUUID(unsafeBitCast(value, to: UUID.self), key.stringValue) }
         try encoder.set(value, key.stringValue)
     }
 

@@ -288,9 +288,23 @@ extension Decimal: SQLValueConvertible {
     }
 }
 
+extension UUID {
+    /// The UUID `text` spells in `uuidString`'s form; nil for any other spelling. What
+    /// `UUID(uuidString:)` and a comparison with `uuidString` decide, without Foundation's
+    /// formatted parse and print (on Linux, `sscanf` and `sprintf`: thousands of instructions
+    /// a value, paid for every key, condition and row).
+    init?(ownText text: String) {
+        var text = text
+        guard let uuid = text.withUTF8({ $0.count == 36 ? Statement.parseUpperCaseUUID($0.baseAddress!) : nil }) else {
+            return nil
+        }
+        self = uuid
+    }
+}
+
 extension UUID: SQLValueConvertible {
     /// The UUID as TEXT (`uuidString`, upper case).
-    public var sqlValue: SQLValue { .text(uuidString) }
+    public var sqlValue: SQLValue { .text(Statement.upperCaseText(of: self)) }
 
     /// Reads a UUID string as `uuidString` writes it, or 16 bytes as other libraries store it.
     ///
@@ -300,7 +314,7 @@ extension UUID: SQLValueConvertible {
     public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .text(let text):
-            guard let uuid = UUID(uuidString: text), uuid.uuidString == text else {
+            guard let uuid = UUID(ownText: text) else {
                 throw ModelStoreError(
                     .decodingFailed,
                     "The stored value \(sqlValue) is not a UUID in the upper-case form ModelStore writes and compares (uuidString).",

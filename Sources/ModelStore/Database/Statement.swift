@@ -298,6 +298,77 @@ final class Statement {
         return exactString(bytes, Int(sqlite3_value_bytes(value)))
     }
 
+    /// A SQLite value holding a UUID in ModelStore's own form: exactly what `uuidString`
+    /// writes (36 characters, upper-case hexadecimal digits, hyphens after the 8th, 12th,
+    /// 16th and 20th), or 16 bytes as other libraries store it. Nil for anything else, which
+    /// `UUID(sqlValue:)` reads or refuses with its reasons.
+    @inline(__always)
+    static func ownUUID(of value: OpaquePointer, storage: Int32) -> UUID? {
+        if storage == StorageClass.text {
+            guard let text = sqlite3_value_text(value), sqlite3_value_bytes(value) == 36 else { return nil }
+            return parseUpperCaseUUID(text)
+        }
+        if storage == StorageClass.blob {
+            guard let bytes = sqlite3_value_blob(value), sqlite3_value_bytes(value) == 16 else { return nil }
+            return UUID(uuid: UnsafeRawPointer(bytes).loadUnaligned(as: uuid_t.self))
+        }
+        return nil
+    }
+
+    /// The UUID that 36 bytes spell in `uuidString`'s form, or nil when they spell it in any
+    /// other (lower case, braces, a misplaced hyphen): `UUID(uuidString:)` followed by a
+    /// comparison with `uuidString`, without the two strings.
+    static func parseUpperCaseUUID(_ text: UnsafePointer<UInt8>) -> UUID? {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            var offset = 0
+            for byte in 0..<16 {
+                if byte == 4 || byte == 6 || byte == 8 || byte == 10 {
+                    guard text[offset] == UInt8(ascii: "-") else { return false }
+                    offset += 1
+                }
+                guard let high = upperHexDigit(text[offset]), let low = upperHexDigit(text[offset + 1]) else { return false }
+                out[byte] = high << 4 | low
+                offset += 2
+            }
+            return true
+        }
+        return parsed ? UUID(uuid: bytes) : nil
+    }
+
+    @inline(__always)
+    private static func upperHexDigit(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character &- UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return character &- UInt8(ascii: "A") &+ 10
+        default: return nil
+        }
+    }
+
+    /// `uuidString` of `uuid`, made in place (one allocation, no C string to copy from).
+    static func upperCaseText(of uuid: UUID) -> String {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var offset = 0
+                for byte in 0..<16 {
+                    if byte == 4 || byte == 6 || byte == 8 || byte == 10 {
+                        out[offset] = UInt8(ascii: "-")
+                        offset += 1
+                    }
+                    out[offset] = upperHexCharacter(bytes[byte] >> 4)
+                    out[offset + 1] = upperHexCharacter(bytes[byte] & 0x0F)
+                    offset += 2
+                }
+                return 36
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func upperHexCharacter(_ digit: UInt8) -> UInt8 {
+        digit < 10 ? UInt8(ascii: "0") &+ digit : UInt8(ascii: "A") &+ digit &- 10
+    }
+
     /// `count` bytes as a String, or nil when they are not valid UTF-8.
     ///
     /// Reading text is the hot path of every fetch, so this makes one String and no other
