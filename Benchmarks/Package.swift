@@ -99,6 +99,15 @@ let package = Package(
                     ] : []),
             swiftSettings: withFluentPostgres ? [.define("FLUENT_POSTGRES")] : []
         ),
+        // The two published ladders (Lighter's Northwind Orders read, the 1,000,000-users
+        // workload of the SwiftData/Realm comparison): C, GRDB and ModelStore in one run.
+        .target(name: "CLadder", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(
+            name: "ladder-bench",
+            dependencies: [
+                "BenchCore", "CLadder", .product(name: "ModelStore", package: root), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "modelstore-bench",
             dependencies: ["BenchCore", "CContender", "GRDBContender", "ModelStoreContender"]
