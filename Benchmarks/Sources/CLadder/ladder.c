@@ -55,6 +55,11 @@ static int64_t text_length(const arena *buffer, int64_t offset) {
     return offset < 0 ? 0 : (int64_t)strlen(buffer->bytes + offset);
 }
 
+/// A text column's share of an Orders checksum: (length + 1) × its place, 0 for NULL.
+static int64_t weighted(const arena *buffer, int64_t offset, int64_t place) {
+    return offset < 0 ? 0 : (text_length(buffer, offset) + 1) * place;
+}
+
 // MARK: Orders
 
 typedef struct {
@@ -72,13 +77,13 @@ typedef struct {
 
 static void add_order(cl_sum *sum, const arena *buffer, const order_row *row) {
     sum->count += 1;
-    sum->keys += row->id + (row->has_employee_id ? row->employee_id : 0) + (row->has_ship_via ? row->ship_via : 0);
-    sum->text += text_length(buffer, row->customer_id) + text_length(buffer, row->order_date)
-        + text_length(buffer, row->required_date) + text_length(buffer, row->shipped_date)
-        + text_length(buffer, row->ship_name) + text_length(buffer, row->ship_address)
-        + text_length(buffer, row->ship_city) + text_length(buffer, row->ship_region)
-        + text_length(buffer, row->ship_postal_code) + text_length(buffer, row->ship_country);
-    if (row->has_freight) sum->cents += (int64_t)llround(row->freight * 100);
+    sum->keys += row->id + 2 * (row->has_employee_id ? row->employee_id : -1) + 3 * (row->has_ship_via ? row->ship_via : -1);
+    sum->text += weighted(buffer, row->customer_id, 1) + weighted(buffer, row->order_date, 2)
+        + weighted(buffer, row->required_date, 3) + weighted(buffer, row->shipped_date, 4)
+        + weighted(buffer, row->ship_name, 5) + weighted(buffer, row->ship_address, 6)
+        + weighted(buffer, row->ship_city, 7) + weighted(buffer, row->ship_region, 8)
+        + weighted(buffer, row->ship_postal_code, 9) + weighted(buffer, row->ship_country, 10);
+    sum->cents += row->has_freight ? (int64_t)llround(row->freight * 100) : -1;
 }
 
 int cl_read_orders(cl_db *db, cl_sum *sum) {
@@ -185,8 +190,11 @@ int cl_fetch_users_named(cl_db *db, const char *first_name, cl_sum *sum) {
     sqlite3_finalize(statement);
     for (int i = 0; i < count; i++) {
         sum->count += 1;
-        sum->keys += rows[i].age;
+        sum->keys += rows[i].age * (i + 1);
         sum->text += text_length(&buffer, rows[i].first_name) + text_length(&buffer, rows[i].surname);
+        uint64_t words[2];
+        memcpy(words, rows[i].id, 16);
+        sum->cents += (int64_t)(words[0] + words[1]);
     }
     free(buffer.bytes);
     free(rows);
@@ -203,6 +211,16 @@ int64_t cl_rename_users(cl_db *db, const char *from, const char *to) {
     int rc = sqlite3_step(statement);
     sqlite3_finalize(statement);
     return rc == SQLITE_DONE ? sqlite3_changes64(db->handle) : -1;
+}
+
+int64_t cl_count_users(cl_db *db, const char *first_name) {
+    sqlite3_stmt *statement;
+    const char *sql = first_name ? "SELECT count(*) FROM user WHERE firstName = ?" : "SELECT count(*) FROM user";
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &statement, NULL) != SQLITE_OK) return -1;
+    if (first_name) sqlite3_bind_text(statement, 1, first_name, -1, SQLITE_STATIC);
+    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1;
+    sqlite3_finalize(statement);
+    return count;
 }
 
 int cl_delete_users(cl_db *db) { return sqlite3_exec(db->handle, "DELETE FROM user", NULL, NULL, NULL); }

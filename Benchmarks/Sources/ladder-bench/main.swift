@@ -116,14 +116,18 @@ struct Order: StoredModel, Codable, FetchableRecord, PersistableRecord {
 
     func add(to sum: inout Checksum) {
         sum.count += 1
-        sum.keys &+= id + (employeeID ?? 0) + (shipVia ?? 0)
-        // Each text property's length, added one by one (an array of them would allocate per row).
-        var length = (customerID?.utf8.count ?? 0) + (orderDate?.utf8.count ?? 0) + (requiredDate?.utf8.count ?? 0)
-        length += (shippedDate?.utf8.count ?? 0) + (shipName?.utf8.count ?? 0) + (shipAddress?.utf8.count ?? 0)
-        length += (shipCity?.utf8.count ?? 0) + (shipRegion?.utf8.count ?? 0) + (shipPostalCode?.utf8.count ?? 0)
-        length += shipCountry?.utf8.count ?? 0
+        // Weighted by column, so values read into the wrong property, and NULL read as 0 or
+        // as "", change the sum (ladder.c's add_order computes the same).
+        sum.keys &+= id + 2 * (employeeID ?? -1) + 3 * (shipVia ?? -1)
+        // Each text property's length + 1 (0 for NULL) times its place, added one by one (an
+        // array of them would allocate per row).
+        func weighted(_ text: String?, _ place: Int) -> Int { text.map { ($0.utf8.count + 1) * place } ?? 0 }
+        var length = weighted(customerID, 1) + weighted(orderDate, 2) + weighted(requiredDate, 3)
+        length += weighted(shippedDate, 4) + weighted(shipName, 5) + weighted(shipAddress, 6)
+        length += weighted(shipCity, 7) + weighted(shipRegion, 8) + weighted(shipPostalCode, 9)
+        length += weighted(shipCountry, 10)
         sum.text &+= Int64(length)
-        if let freight { sum.cents &+= Int64((freight * 100).rounded()) }
+        sum.cents &+= freight.map { Int64(($0 * 100).rounded()) } ?? -1
     }
 }
 
@@ -176,12 +180,14 @@ func makeOrders() -> [Order] {
 
 @MainActor func runOrders() throws {
     let file = directory.appendingPathComponent("orders.sqlite").path
+    let orders = makeOrders()
     do {
         let store = try ModelStore(path: file)
-        try Order.save(makeOrders(), in: store)
+        try Order.save(orders, in: store)
         try store.close()
     }
-    let expected = Checksum.ofFileOrders(file)
+    // What every read must give: the generated orders themselves, not any reader's answer.
+    let expected = checksum(of: orders)
     note("orders: \(expected.count) rows; \(ordersReads) reads after 10 to warm up, \(reps) repetitions")
 
     // Each contender opens its own connection once, as the published suite does, and reads
@@ -238,17 +244,6 @@ func checksum(of orders: [Order]) -> Checksum {
     var sum = Checksum()
     for order in orders { order.add(to: &sum) }
     return sum
-}
-
-extension Checksum {
-    /// The Orders table's checksum read straight from the file, the answer every read must give.
-    static func ofFileOrders(_ path: String) -> Checksum {
-        let db = cl_open(path, 1)!
-        defer { cl_close(db) }
-        var sum = cl_sum()
-        _ = cl_read_orders(db, &sum)
-        return Checksum(sum)
-    }
 }
 
 // MARK: Users
@@ -328,16 +323,24 @@ struct UserData {
 }
 
 extension [BlobUser] {
-    var checksum: Checksum { map { User(id: $0.id, firstName: $0.firstName, surname: $0.surname, age: $0.age) }.checksum }
+    func checksum(ordered: Bool) -> Checksum {
+        map { User(id: $0.id, firstName: $0.firstName, surname: $0.surname, age: $0.age) }.checksum(ordered: ordered)
+    }
 }
 
 extension [User] {
-    var checksum: Checksum {
+    /// Count, ages, name lengths and every key's 16 bytes (as two 64-bit words, summed: a
+    /// key read back wrong changes it). `ordered`: each age weighted by its place, so a
+    /// result sorted by age gives the largest sum its ages can give, and any other order less.
+    func checksum(ordered: Bool) -> Checksum {
         var sum = Checksum()
-        for user in self {
+        for (place, user) in enumerated() {
             sum.count += 1
-            sum.keys &+= Int64(user.age)
+            sum.keys &+= Int64(user.age) * (ordered ? Int64(place + 1) : 1)
             sum.text &+= Int64(user.firstName.utf8.count + user.surname.utf8.count)
+            sum.cents &+= Swift.withUnsafeBytes(of: user.id.uuid) {
+                Int64(bitPattern: $0.loadUnaligned(as: UInt64.self) &+ $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            }
         }
         return sum
     }
@@ -348,8 +351,16 @@ struct UsersPass {
     var create = 0.0, fetch = 0.0, rename = 0.0, delete = 0.0
     var bytes: Int64 = 0
     var fetched = Checksum()
-    var renamed = 0
+    /// After the rename, counted in the file: users named Wendy, named Jane, and in all.
+    var wendys = -1, janesLeft = -1, total = -1
+    /// Users left after deleting all.
     var left = -1
+
+    mutating func count(_ db: OpaquePointer) {
+        wendys = Int(cl_count_users(db, "Wendy"))
+        janesLeft = Int(cl_count_users(db, "Jane"))
+        total = Int(cl_count_users(db, nil))
+    }
 }
 
 // In functions of their own so a profiler can count them alone
@@ -359,7 +370,8 @@ struct UsersPass {
 
 /// One pass of the users ladder with ModelStore, the calls the README teaches.
 func modelStorePass<M: StoredModel>(
-    _ users: [M], file: String, janes: Query<M>, byAge: [Ordering<M>], rename: (inout M) -> Void, checksum: ([M]) -> Checksum
+    _ users: [M], file: String, janes: Query<M>, byAge: [Ordering<M>], rename: (inout M) -> Void,
+    checksum: ([M], Bool) -> Checksum
 ) throws -> UsersPass {
     var pass = UsersPass()
     let store = try ModelStore(path: file)
@@ -368,23 +380,23 @@ func modelStorePass<M: StoredModel>(
     try createWithModelStore(users, in: store)
     pass.create = seconds(since: start)
     // Untimed: every user reads back as it was saved (the UUID keys included).
-    guard checksum(try readAllWithModelStore(M.self, in: store)) == checksum(users) else {
+    guard checksum(try readAllWithModelStore(M.self, in: store), false) == checksum(users, false) else {
         throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(M.self): the users read back differ"])
     }
     start = now()
     let fetched = try janes.order(byAge).findAll(in: store)
     pass.fetch = seconds(since: start)
-    pass.fetched = checksum(fetched)
+    pass.fetched = checksum(fetched, true)
     // Rename as the comparison does: fetch, modify, save.
     start = now()
     var renamed = try janes.findAll(in: store)
     for index in renamed.indices { rename(&renamed[index]) }
     try M.save(renamed, in: store)
-    pass.renamed = renamed.count
     pass.rename = seconds(since: start)
     try store.checkpoint(.truncate)
     let db = cl_open(file, 1)!
     pass.bytes = cl_database_bytes(db)
+    pass.count(db)
     cl_close(db)
     start = now()
     try M.all().deleteAll(in: store)
@@ -408,7 +420,7 @@ func modelStorePass<M: StoredModel>(
     let firstPointers: [UnsafePointer<CChar>?] = data.firstNames.map { cString($0) }
     let surnamePointers: [UnsafePointer<CChar>?] = data.surnames.map { cString($0) }
     defer { cStrings.values.forEach { free($0) } }
-    let janes = users.filter { $0.firstName == "Jane" }.checksum
+    let janes = users.filter { $0.firstName == "Jane" }.sorted { $0.age < $1.age }.checksum(ordered: true)
     note("users: \(janes.count) are named Jane; \(reps) repetitions")
 
     let contenders = ["C", "GRDB", "ModelStore", "ModelStore, UUID as blob"].filter(isChosen)
@@ -433,12 +445,14 @@ func modelStorePass<M: StoredModel>(
                 pass.fetch = seconds(since: start)
                 pass.fetched = Checksum(sum)
                 start = now()
-                pass.renamed = Int(cl_rename_users(db, "Jane", "Wendy"))
+                guard cl_rename_users(db, "Jane", "Wendy") >= 0 else { throw CocoaError(.fileWriteUnknown) }
                 pass.rename = seconds(since: start)
                 pass.bytes = cl_database_bytes(db)
+                pass.count(db)
                 start = now()
                 guard cl_delete_users(db) == 0 else { throw CocoaError(.fileWriteUnknown) }
                 pass.delete = seconds(since: start)
+                pass.left = Int(cl_count_users(db, nil))
             case "GRDB":
                 var configuration = GRDB.Configuration()
                 configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
@@ -458,21 +472,23 @@ func modelStorePass<M: StoredModel>(
                 start = now()
                 let fetched = try pool.read { try User.filter(Column("firstName") == "Jane").order(Column("age")).fetchAll($0) }
                 pass.fetch = seconds(since: start)
-                pass.fetched = fetched.checksum
+                pass.fetched = fetched.checksum(ordered: true)
                 // Rename as the comparison does: fetch, modify, save.
                 start = now()
-                pass.renamed = try pool.write { db in
+                try pool.write { db in
                     var renamed = try User.filter(Column("firstName") == "Jane").fetchAll(db)
                     for index in renamed.indices {
                         renamed[index].firstName = "Wendy"
                         try renamed[index].update(db)
                     }
-                    return renamed.count
                 }
                 pass.rename = seconds(since: start)
                 _ = try pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
-                pass.bytes = try pool.read {
-                    try Int64.fetchOne($0, sql: "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size")!
+                do {
+                    let db = cl_open(file, 1)!
+                    pass.bytes = cl_database_bytes(db)
+                    pass.count(db)
+                    cl_close(db)
                 }
                 start = now()
                 _ = try pool.write { try User.deleteAll($0) }
@@ -481,22 +497,17 @@ func modelStorePass<M: StoredModel>(
             case "ModelStore, UUID as blob":
                 pass = try modelStorePass(
                     blobUsers, file: file, janes: BlobUser.filter(\.firstName == "Jane"), byAge: [.ascending(\.age)],
-                    rename: { $0.firstName = "Wendy" }, checksum: { $0.checksum })
+                    rename: { $0.firstName = "Wendy" }, checksum: { $0.checksum(ordered: $1) })
             default:
                 pass = try modelStorePass(
                     users, file: file, janes: User.filter(\.firstName == "Jane"), byAge: [.ascending(\.age)],
-                    rename: { $0.firstName = "Wendy" }, checksum: { $0.checksum })
-            }
-            if name == "C" {
-                let db = cl_open(file, 1)!
-                var sum = cl_sum()
-                _ = cl_fetch_users_named(db, "Jane", &sum)
-                pass.left = Int(sum.count)  // no Jane left after the rename (the table is empty too)
-                cl_close(db)
+                    rename: { $0.firstName = "Wendy" }, checksum: { $0.checksum(ordered: $1) })
             }
             agree("users fetch, \(name)", ["generated": janes, name: pass.fetched])
-            if pass.renamed != janes.count || pass.left != 0 {
-                note("users, \(name): renamed \(pass.renamed) of \(janes.count), \(pass.left) left after deleting all")
+            if pass.wendys != janes.count || pass.janesLeft != 0 || pass.total != userCount || pass.left != 0 {
+                note(
+                    "users, \(name): after the rename \(pass.wendys) Wendys of \(janes.count), \(pass.janesLeft) Janes, "
+                        + "\(pass.total) users of \(userCount); \(pass.left) left after deleting all")
                 failed = true
             }
             passes[name, default: []].append(pass)

@@ -32,8 +32,11 @@ int cl_read_orders(cl_db *db, cl_sum *sum);
 /// Inserts `count` users in one transaction: `ids` holds 16 bytes per user (stored as a BLOB).
 int cl_create_users(cl_db *db, const uint8_t *ids, const char *const *first_names, const char *const *surnames,
                     const int64_t *ages, int count);
-/// Fetches the users with `first_name`, ordered by age, into an array of structs; adds them to `sum`.
+/// Fetches the users with `first_name`, ordered by age, into an array of structs; adds them to
+/// `sum` as the Swift side's `checksum(ordered: true)` does (ages weighted by place, keys' bytes).
 int cl_fetch_users_named(cl_db *db, const char *first_name, cl_sum *sum);
+/// How many users have `first_name` (every user for NULL), or -1.
+int64_t cl_count_users(cl_db *db, const char *first_name);
 /// Renames every user with `from` to `to` in one transaction; returns how many, or -1.
 int64_t cl_rename_users(cl_db *db, const char *from, const char *to);
 /// Deletes every user in one transaction.
