@@ -75,6 +75,9 @@ struct ColumnLayout: Sendable {
     /// Whether each column holds a `UUID` in its own stored form (upper-case text as
     /// `uuidString` writes it; 16 bytes read too): read and written directly, likewise.
     let holdsOwnUUID: [Bool]
+    /// Whether each column holds a `UUID` declared in the 16-byte form (`.uuid(_, as: .blob)`),
+    /// which other libraries use: read and written directly too.
+    let holdsBlobUUID: [Bool]
     private let positions: [String: Int]
 
     init(modelName: String, columns: [ColumnDescription], skippedKeys: Set<String> = [], wrapperKeys: Set<String> = []) {
@@ -94,6 +97,10 @@ struct ColumnLayout: Sendable {
         }
         self.holdsOwnUUID = columns.map {
             if case .convertible(let type) = $0.coding { return type == UUID.self }
+            return false
+        }
+        self.holdsBlobUUID = columns.map {
+            if case .mapped(.uuid(.blob)) = $0.coding { return true }
             return false
         }
         var positions: [String: Int] = [:]

@@ -207,13 +207,27 @@ final class RowDecoder: Decoder {
     @inline(__always)
     func uuid(_ name: String, optional: Bool) throws -> UUID? {
         let hint = hintStorage.pointee
-        if let (position, index) = column(name), layout.holdsOwnUUID[position] {
-            let (value, storage) = statement.cell(at: index)
-            if let value, let uuid = Statement.ownUUID(of: value, storage: storage) { return uuid }
-            if storage == StorageClass.null, optional { return nil }
+        if let (position, index) = column(name) {
+            if layout.holdsOwnUUID[position] {
+                let (value, storage) = statement.cell(at: index)
+                if let value, let uuid = Statement.ownUUID(of: value, storage: storage) { return uuid }
+                if storage == StorageClass.null, optional { return nil }
+            } else if layout.holdsBlobUUID[position], let uuid = declaredBlobUUID(at: index) {
+                return uuid
+            }
         }
         hintStorage.pointee = hint
         return try value(UUID.self, name, optional: optional)
+    }
+
+    /// A UUID declared in the 16-byte form, when the cell holds exactly 16 bytes; nil for
+    /// anything else (NULL, text, another length), which `value` reads or refuses. A function
+    /// of its own, so that the own form's path above stays as small as it was.
+    @inline(never)
+    private func declaredBlobUUID(at index: Int32) -> UUID? {
+        let (value, storage) = statement.cell(at: index)
+        guard let value, storage == StorageClass.blob else { return nil }
+        return Statement.ownUUID(of: value, storage: storage)
     }
 
     /// `value` of a property that is not Optional. A function of its own: the `T?` it unwraps

@@ -171,14 +171,23 @@ final class RowEncoder: Encoder {
     }
 
     /// A `UUID`: stored as the upper-case text `UUID.sqlValue` gives where its column takes
-    /// its own form, made without the casts that find it; any other column takes the generic path.
+    /// its own form, and as its 16 bytes where the column is declared `.blob`, made without
+    /// the casts that find it; any other column takes the generic path.
     @inline(__always)
     func setUUID(_ uuid: UUID, _ name: String) throws {
         let hint = state.pointee.hint
-        if let position = layout.position(of: name, hint: &state.pointee.hint), layout.holdsOwnUUID[position] {
-            state.pointee.values[position] = .text(Statement.upperCaseText(of: uuid))
-            state.pointee.present.insert(position)
-            return
+        if let position = layout.position(of: name, hint: &state.pointee.hint) {
+            if layout.holdsOwnUUID[position] {
+                state.pointee.values[position] = .text(Statement.upperCaseText(of: uuid))
+                state.pointee.present.insert(position)
+                return
+            }
+            if layout.holdsBlobUUID[position] {
+                // What `UUIDStorage.blob.store` makes, without the text it parses on the way.
+                state.pointee.values[position] = withUnsafeBytes(of: uuid.uuid) { .blob(Data($0)) }
+                state.pointee.present.insert(position)
+                return
+            }
         }
         state.pointee.hint = hint
         try set(uuid, name)

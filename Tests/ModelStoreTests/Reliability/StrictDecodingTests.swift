@@ -321,6 +321,15 @@ struct StrictDecodingTests {
         for badge in badges { #expect(read[badge.id] == badge, "\(badge.id)") }
         for badge in badges.prefix(10) { #expect(try Badge.find(key: badge.id, in: test.store) == badge) }
         #expect(try Badge.filter(\.owner == uuids[1]).findAll(in: test.store) == [badges[0]])
+        if backend == .sqlite {
+            // The declared form holds the 16 bytes, in order (a server's bytea reads back as text here).
+            let raw = try test.rawRows(#"SELECT hex("packed") FROM "Badge" WHERE "id" = '\#(uuids[0].uuidString)'"#)
+            #expect(raw == [[.text(String(repeating: "0", count: 32))]])
+            let edge = try test.rawRows(#"SELECT hex("packed") FROM "Badge" WHERE "id" = '\#(uuids[2].uuidString)'"#)
+            #expect(edge == [[.text("")]])  // NULL: hex() of it is empty
+            let third = try test.rawRows(#"SELECT hex("packed") FROM "Badge" WHERE "id" = '\#(uuids[3].uuidString)'"#)
+            #expect(third == [[.text(uuids[3].uuidString.replacingOccurrences(of: "-", with: ""))]])
+        }
         for index in 0..<3 {
             let raw = try test.rawRows(#"SELECT "id", "owner", "issuer" FROM "Badge" WHERE "id" = '\#(uuids[index].uuidString)'"#)
             let issuer: SQLValue = index.isMultiple(of: 2) ? .text(uuids[index].uuidString) : .null
@@ -366,6 +375,17 @@ struct StrictDecodingTests {
             try test.rawExecute(#"UPDATE "Badge" SET "owner" = X'0A1B2C3D4E5F60718293A4B5C6D7E8' WHERE "id" = '\#(key)'"#)
             let error = try #require(throws: ModelStoreError.self) { try Badge.find(key: uuids[1], in: test.store) }
             #expect(error.column == "owner", "\(error)")
+            try test.rawExecute(#"UPDATE "Badge" SET "owner" = '\#(spelled)' WHERE "id" = '\#(key)'"#)
+            // The declared 16-byte form reads its bytes and nothing else: not the text that is
+            // the own form's, not 15 bytes.
+            try test.rawExecute(#"UPDATE "Badge" SET "packed" = X'0A1B2C3D4E5F60718293A4B5C6D7E8F9' WHERE "id" = '\#(key)'"#)
+            #expect(try Badge.find(key: uuids[1], in: test.store)?.packed == edges[2])
+            for stored in ["'\(spelled)'", "X'0A1B2C3D4E5F60718293A4B5C6D7E8'"] {
+                try test.rawExecute(#"UPDATE "Badge" SET "packed" = \#(stored) WHERE "id" = '\#(key)'"#)
+                let error = try #require(throws: ModelStoreError.self, "\(stored)") { try Badge.find(key: uuids[1], in: test.store) }
+                #expect(error.code == .decodingFailed, "\(stored)")
+                #expect(error.column == "packed", "\(error)")
+            }
         }
     }
 
