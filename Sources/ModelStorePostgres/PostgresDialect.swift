@@ -103,7 +103,7 @@
                         FROM t JOIN pg_catalog.pg_constraint c ON c.conrelid = t.oid WHERE c.contype = 'f'
                     UNION ALL SELECT 'trigger', g.tgname::text, ''
                         FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid WHERE NOT g.tgisinternal
-                            AND g.tgname NOT IN (\(ChangeLogNames.triggers.map { "'\($0)'" }.joined(separator: ", ")))
+                            AND g.tgname NOT IN (\((ChangeLogNames.triggers + PostgresHistory.triggers).map { "'\($0)'" }.joined(separator: ", ")))
                     UNION ALL SELECT DISTINCT CASE WHEN v.relkind IN ('v', 'm') THEN 'view' ELSE 'rule' END, v.oid::regclass::text, ''
                         FROM t JOIN pg_catalog.pg_depend d ON d.refobjid = t.oid AND d.classid = 'pg_catalog.pg_rewrite'::regclass
                         JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid JOIN pg_catalog.pg_class v ON v.oid = r.ev_class
@@ -249,6 +249,7 @@
         var temporaryWritesOnReader: (allow: String, forbid: String)? { nil }
         // PostgreSQL sorts NULL after every value ascending: say SQLite's rule.
         func nullsOrder(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
+        var history: HistorySQL { PostgresHistory.sql }
         // The database's collation (a locale's, usually) orders mixed case and accents as a
         // dictionary does; "C" compares bytes, as SQLite does.
         func byteOrderCollation(forDeclaredType declaredType: String) -> String { declaredType == "TEXT" ? " COLLATE \"C\"" : "" }

@@ -121,6 +121,10 @@ public struct ModelStoreError: Error, Sendable {
         /// and its connection went back to the store at once. The message names the limit
         /// and what set it, and `sql` the statement that was running.
         public static let timedOut = Code("timedOut")
+        /// Changes after a history token were purged (`purgeHistory(olderThan:)`), or the token
+        /// is not of this store's history: reading on from it would miss changes. Read the
+        /// consumer's data again from the records, then go on from `historyToken()`.
+        public static let historyPurged = Code("historyPurged")
     }
 
     // The context is ModelStore's account of what happened: programs read it (and may build

@@ -132,6 +132,8 @@ package protocol SQLDialect: Sendable {
     /// `columnType` declared) names so that text compares by its bytes, as SQLite's BINARY
     /// and Swift's `<` on `String` scalars do; "" where the column already does.
     func byteOrderCollation(forDeclaredType declaredType: String) -> String
+    /// How the backend keeps and reads the durable history (see `HistorySQL`).
+    var history: HistorySQL { get }
 }
 
 /// The queries with which a migration step's `rebuild` and `transform` read a table they
@@ -324,4 +326,5 @@ struct SQLiteDialect: SQLDialect {
     func cursorStatements(name: String, query: String, rows: Int) -> (declare: String, fetch: String, close: String)? { nil }
     func nullsOrder(descending: Bool) -> String { "" }
     func byteOrderCollation(forDeclaredType declaredType: String) -> String { "" }
+    var history: HistorySQL { Self.history }
 }

@@ -212,7 +212,7 @@ enum MigrationRunner {
     }
 
     /// ModelStore's own tables, lowercased: not a model's.
-    static let internalTables: Set<String> = [versionTable, TableRebuild.temporaryName, ChangeLogNames.table]
+    static let internalTables: Set<String> = Set([versionTable, TableRebuild.temporaryName, ChangeLogNames.table] + HistoryNames.tables)
 
     /// The names of the schema's tables but ModelStore's own, in the order the backend lists them.
     static func userTables(on connection: Connection) throws -> [String] {

@@ -43,6 +43,7 @@ enum SchemaMigrator {
             try connection.execute(createTableSQL(table, dialect: dialect))
         }
         try createIndexes(table, on: connection)
+        if table.keepsHistory { try prepareHistory(table, on: connection) }
         if dialect.capabilities.foreignKeysAfterTables {
             // The backend checks a foreign key's table when the key is declared: the links and
             // join tables come in `linkAfterTables`, once the related tables exist.

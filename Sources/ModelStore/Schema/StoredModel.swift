@@ -64,6 +64,21 @@ public protocol StoredModel: Codable, Sendable {
     /// the model does not carry one), `updated` on insert and on every write that changes
     /// something. Defaults to none (see `Timestamps`).
     static var timestamps: Timestamps<Self> { get }
+
+    /// Whether the store keeps a durable history of the model's changes: every committed
+    /// insert, update and delete of its table, by any writer (this store, another process or
+    /// machine, raw SQL), recorded by the database in the transaction of the change, and read
+    /// back from a saved token with `store.history(since:)`. Defaults to false.
+    ///
+    /// ```swift
+    /// struct Order: StoredModel {
+    ///     static let primaryKey = ["id"]
+    ///     static let keepsHistory = true
+    ///     var id: Int64
+    ///     var total: Double
+    /// }
+    /// ```
+    static var keepsHistory: Bool { get }
 }
 
 extension StoredModel {
@@ -87,4 +102,7 @@ extension StoredModel {
 
     /// No timestamps.
     public static var timestamps: Timestamps<Self> { Timestamps() }
+
+    /// No history.
+    public static var keepsHistory: Bool { false }
 }

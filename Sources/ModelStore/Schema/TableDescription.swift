@@ -45,6 +45,8 @@ final class TableDescription: Sendable {
     let former: FormerSchema
     /// The full-text index of the model's `searchable` properties, if it declares any.
     let search: SearchIndexDescription?
+    /// Whether the database records the table's changes in the durable history (`keepsHistory`).
+    let keepsHistory: Bool
     /// The columns `timestamps` names: stamped on insert (created) and on every change (updated).
     let createdPosition: Int?
     let updatedPosition: Int?
@@ -137,6 +139,7 @@ final class TableDescription: Sendable {
         self.assignsKeys = hasIntegerKey && layout.columns[keyPositions[0]].isOptional
         self.hasCollatedKey = keyPositions.contains { (layout.columns[$0].collation ?? .binary) != .binary }
         self.search = try Self.searchIndex(of: type, layout: layout, tableName: tableName, modelName: modelName)
+        self.keepsHistory = M.keepsHistory
         let timestamps = M.timestamps
         self.createdPosition = try timestamps.created.map { try Self.timestampPosition($0, "created", layout, keyPositions, modelName) }
         self.updatedPosition = try timestamps.updated.map { try Self.timestampPosition($0, "updated", layout, keyPositions, modelName) }
@@ -169,7 +172,7 @@ final class TableDescription: Sendable {
                 model: modelName, suggestion: "Choose another tableName.")
         }
         // The store's own bookkeeping tables (migrations, rebuilds) must not be a model's.
-        guard !["modelstore_migrations", "modelstore_rebuild"].contains(tableName.lowercased()) else {
+        guard !(["modelstore_migrations", "modelstore_rebuild"] + HistoryNames.tables).contains(tableName.lowercased()) else {
             throw ModelStoreError(
                 .invalidModel, "\(modelName).tableName '\(tableName)' is the name of a table ModelStore keeps for itself.",
                 model: modelName, suggestion: "Choose another tableName.")

@@ -43,3 +43,25 @@ public struct Ledger: StoredModel, Equatable {
         self.lastBatch = lastBatch
     }
 }
+
+/// A record whose changes the store keeps in its durable history: the helper process writes
+/// transactions of `HistoryParcel.perTransaction` until it is killed, so a checker can tell the
+/// history of whole transactions from a torn one.
+public struct HistoryParcel: StoredModel, Equatable {
+    public var id: Int64
+    public var round: Int64
+    public static let primaryKey = ["id"]
+    public static let keepsHistory = true
+    /// How many records each of the helper's transactions saves.
+    public static let perTransaction: Int64 = 5
+
+    public init(id: Int64, round: Int64) {
+        self.id = id
+        self.round = round
+    }
+
+    /// The records of round `round`: keys `round * 5 + 1 … round * 5 + 5`.
+    public static func round(_ round: Int64) -> [HistoryParcel] {
+        (1...perTransaction).map { HistoryParcel(id: round * perTransaction + $0, round: round) }
+    }
+}

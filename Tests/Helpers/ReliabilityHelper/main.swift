@@ -30,6 +30,8 @@
 //                                              on a PostgreSQL server the test terminates and
 //                                              restarts: one phase of calls in a loop, then a
 //                                              check of what the store holds (Terminations.swift)
+//   ReliabilityHelper write-history <path>     saves HistoryParcel rounds forever, each in one
+//                                              transaction; prints "started" after the first
 //   ReliabilityHelper tally <url|schema|worker> on a PostgreSQL server: prints "ready", waits for
 //                                              a line, then writes the Tally rounds of `worker`
 //                                              (batches and single saves, overlapping the other
@@ -239,6 +241,15 @@ do {
     }
     switch arguments[1] {
     case "write-batches": try writeBatches(store)
+    case "write-history":
+        var round: Int64 = 0
+        while round < 5_000 {
+            let parcels = HistoryParcel.round(round)
+            try store.transaction { for parcel in parcels { try parcel.save(in: store) } }
+            if round == 0 { say("started") }
+            round += 1
+        }
+        exit(0)
     case "hold-write-lock": try holdWriteLock(store)
     case "write-past-file-size-limit": try writePastFileSizeLimit(store, path: arguments[2])
     case "count-and-exit":

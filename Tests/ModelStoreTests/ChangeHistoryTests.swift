@@ -1,0 +1,290 @@
+import Foundation
+import ModelStore
+import ReliabilityFixtures
+import Testing
+
+private struct Voucher: StoredModel, Equatable {
+    var id: Int64
+    var total: Double
+    static let primaryKey = ["id"]
+    static let keepsHistory = true
+}
+
+/// `Voucher`'s table, as a release whose model does not keep history declares it.
+private struct PlainVoucher: StoredModel, Equatable {
+    var id: Int64
+    var total: Double
+    static let primaryKey = ["id"]
+    static let tableName = "Voucher"
+}
+
+/// A key of two columns, the second text with what quoting and JSON must carry.
+private struct VoucherLine: StoredModel, Equatable {
+    var voucher: Int64
+    var label: String
+    var count: Int
+    static let primaryKey = ["voucher", "label"]
+    static let keepsHistory = true
+}
+
+/// A key kept as 16 bytes.
+private struct Pass: StoredModel, Equatable {
+    var id: UUID
+    var holder: String
+    static let primaryKey = ["id"]
+    static let keepsHistory = true
+    static let columnStorage: [ColumnStorage<Pass>] = [.uuid(\.id, as: .blob)]
+}
+
+/// A model without history: its changes are never in it.
+private struct Memo: StoredModel, Equatable {
+    var id: Int64
+    var text: String
+    static let primaryKey = ["id"]
+}
+
+/// What a test expects of a change: its table, operation and key.
+private struct Seen: Hashable, CustomStringConvertible {
+    let table: String
+    let operation: HistoryChange.Operation
+    let key: [SQLValue]
+
+    init(_ table: String, _ operation: HistoryChange.Operation, _ key: [SQLValue]) {
+        self.table = table
+        self.operation = operation
+        self.key = key
+    }
+
+    init(_ change: HistoryChange) {
+        self.init(change.table, change.operation, change.key)
+    }
+
+    var description: String { "\(table) \(operation) \(key)" }
+}
+
+/// Every page from `token` until one is complete, each token passed through JSON (as a
+/// consumer that saves it and starts again would).
+private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int = 1000) throws -> (
+    changes: [HistoryChange], token: HistoryToken
+) {
+    var token = token
+    var changes: [HistoryChange] = []
+    for _ in 0..<10_000 {
+        let page = try store.history(since: token, limit: limit)
+        #expect(page.changes.count <= limit)
+        changes += page.changes
+        token = try JSONDecoder().decode(HistoryToken.self, from: JSONEncoder().encode(page.token))
+        if page.isComplete { return (changes, token) }
+    }
+    Issue.record("the history never completed")
+    return (changes, token)
+}
+
+/// Promise: a model that declares `keepsHistory` has every committed change of its table —
+/// by this store, another store or process, or raw SQL — in a durable history, read from a
+/// saved token in commit order, each change exactly once, with its key; what rolled back, and
+/// models without history, are not in it; a purged or foreign token is refused by name.
+@Suite struct ChangeHistoryTests {
+    @Test(arguments: Backend.available)
+    func everyCommittedChangeIsInTheHistoryInCommitOrderWithItsKey(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        // Before any model kept history: the beginning.
+        let start = try store.historyToken()
+        #expect(try store.history(since: start).changes.isEmpty)
+        let pass = UUID(uuidString: "00FF10EE-20DD-30CC-40BB-50AA60997088")!
+        let label = "a\"b'c ü 😀 \\ \u{1}"
+        _ = try Voucher.save([Voucher(id: 1, total: 10), Voucher(id: 2, total: 20), Voucher(id: 3, total: 30)], in: store)
+        try Voucher(id: 2, total: 25).save(in: store)
+        try Voucher(id: 2, total: 25).save(in: store)  // changes nothing: no update
+        _ = try Voucher.delete(key: 3, in: store)
+        try VoucherLine(voucher: 1, label: label, count: 2).save(in: store)
+        try Pass(id: pass, holder: "ada").save(in: store)
+        try Memo(id: 1, text: "not kept").save(in: store)
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try store.transaction {
+                try Voucher(id: 9, total: 90).save(in: store)
+                throw Refused()
+            }
+        }
+        try store.execute("UPDATE \(table: Voucher.self) SET \(identifier: "total") = 11 WHERE \(identifier: "id") = 1")
+        // A key that changes: the old key's delete, then the new key's insert.
+        try store.execute("UPDATE \(table: Voucher.self) SET \(identifier: "id") = 4 WHERE \(identifier: "id") = 2")
+        try store.transaction {
+            try Voucher(id: 5, total: 50).save(in: store)
+            _ = try Voucher.delete(key: 1, in: store)
+        }
+        let read = try readAll(store, from: start)
+        #expect(
+            read.changes.map(Seen.init) == [
+                Seen("Voucher", .insert, [.integer(1)]), Seen("Voucher", .insert, [.integer(2)]),
+                Seen("Voucher", .insert, [.integer(3)]), Seen("Voucher", .update, [.integer(2)]),
+                Seen("Voucher", .delete, [.integer(3)]), Seen("VoucherLine", .insert, [.integer(1), .text(label)]),
+                Seen("Pass", .insert, [.blob(try #require(try pass.declaredBlob()))]),
+                Seen("Voucher", .update, [.integer(1)]),
+                Seen("Voucher", .delete, [.integer(2)]), Seen("Voucher", .insert, [.integer(4)]),
+                Seen("Voucher", .insert, [.integer(5)]), Seen("Voucher", .delete, [.integer(1)]),
+            ])
+        #expect(read.changes.filter { $0.isChange(of: Voucher.self) }.count == 10)
+        #expect(try read.changes[0].key(as: Int64.self) == 1)
+        #expect(try read.changes.first { $0.isChange(of: Pass.self) }?.key(as: Data.self).count == 16)
+        #expect(throws: ModelStoreError.self) { try read.changes[5].key(as: Int64.self) }
+        // Read on from the last token: nothing, until something changes.
+        #expect(try store.history(since: read.token).changes.isEmpty)
+        try Voucher(id: 6, total: 60).save(in: store)
+        let next = try store.history(since: read.token)
+        #expect(next.changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(6)])])
+        #expect(next.isComplete)
+        // A token taken now reads only what comes after it.
+        let now = try store.historyToken()
+        _ = try Voucher.delete(key: 6, in: store)
+        #expect(try store.history(since: now).changes.map(Seen.init) == [Seen("Voucher", .delete, [.integer(6)])])
+    }
+
+    @Test(arguments: Backend.available)
+    func pagesResumeFromASavedTokenInAnotherStoreExactlyOnce(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
+        let start = try store.historyToken()
+        var expected: [Seen] = []
+        for round in 0..<6 {
+            let tickets = (0..<7).map { Voucher(id: Int64(round * 7 + $0), total: Double(round)) }
+            _ = try Voucher.save(tickets, in: store)
+            expected += tickets.map { Seen("Voucher", .insert, [.integer($0.id)]) }
+        }
+        // Pages of 4 changes, every other one read by a second store from the saved token.
+        let other = try test.another()
+        var token = start
+        var seen: [Seen] = []
+        var reader = store
+        while true {
+            let page = try reader.history(since: token, limit: 4)
+            seen += page.changes.map(Seen.init)
+            token = try JSONDecoder().decode(HistoryToken.self, from: JSONEncoder().encode(page.token))
+            reader = reader === store ? other : store
+            if page.isComplete { break }
+            // A change made between pages comes after the ones before it, once.
+            if seen.count == 8 {
+                _ = try Voucher.delete(key: 0, in: other)
+                expected.append(Seen("Voucher", .delete, [.integer(0)]))
+            }
+        }
+        #expect(seen == expected)
+        #expect(try other.history(since: token).changes.isEmpty)
+        try other.close()
+    }
+
+    @Test(arguments: Backend.available)
+    func aPurgedOrForeignTokenIsRefusedByName(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        _ = try Voucher.save([Voucher(id: 1, total: 1), Voucher(id: 2, total: 2)], in: store)
+        let old = try store.historyToken()
+        Thread.sleep(forTimeInterval: 1.5)
+        try Voucher(id: 3, total: 3).save(in: store)
+        let recent = try store.historyToken()
+        // Nothing is older than an hour: nothing goes.
+        #expect(try store.purgeHistory(olderThan: 3600) == 0)
+        #expect(try store.history(since: old).changes.count == 1)
+        // The first two changes go; the third stays, and a token past the ones that went reads on.
+        #expect(try store.purgeHistory(olderThan: 1) == 2)
+        #expect(try store.history(since: recent).changes.isEmpty)
+        #expect(try store.purgeHistory(olderThan: 0) == 1)
+        let fresh = try store.historyToken()
+        for token in [old, HistoryToken.beginning] {
+            let error = try #require(throws: ModelStoreError.self) { try store.history(since: token) }
+            #expect(error.code == .historyPurged)
+            #expect(error.message.contains("purged"))
+        }
+        // A token taken after the purge reads on.
+        try Voucher(id: 4, total: 4).save(in: store)
+        #expect(try store.history(since: fresh).changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(4)])])
+        // Another store's token.
+        let elsewhere = try TestStore(backend)
+        try Voucher(id: 1, total: 1).save(in: elsewhere.store)
+        let foreign = try elsewhere.store.historyToken()
+        let error = try #require(throws: ModelStoreError.self) { try store.history(since: foreign) }
+        #expect(error.code == .historyPurged)
+        #expect(error.message.contains("not of this store's history"))
+        // Bad arguments, and a call inside a block that would see its own uncommitted changes.
+        #expect(throws: ModelStoreError.self) { try store.history(since: recent, limit: 0) }
+        #expect(throws: ModelStoreError.self) { try store.purgeHistory(olderThan: -1) }
+        #expect(throws: ModelStoreError.self) { try store.purgeHistory(olderThan: .nan) }
+        try store.transaction {
+            let inside = try #require(throws: ModelStoreError.self) { try store.history(since: recent) }
+            #expect(inside.code == .invalidQuery)
+            #expect(throws: ModelStoreError.self) { try store.historyToken() }
+        }
+        let inRead = try store.read { try store.history(since: fresh) }
+        #expect(inRead.changes.count == 1)
+    }
+
+    @Test(arguments: Backend.available)
+    func stoppingHistoryDropsItsTriggersAndAStoreDeclaringItMakesThemAgain(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
+        try Voucher(id: 1, total: 1).save(in: store)
+        let token = try store.historyToken()
+        // A release whose model no longer declares history (the same table).
+        let plain = try test.later()
+        try plain.stopHistory(of: PlainVoucher.self)
+        try PlainVoucher(id: 2, total: 2).save(in: plain)
+        try plain.execute("DELETE FROM \(table: PlainVoucher.self) WHERE \(identifier: "id") = 1")
+        #expect(try plain.history(since: token).changes.isEmpty)
+        try plain.close()
+        // A store that declares it makes the triggers again when it first uses the model.
+        let later = try test.later()
+        try Voucher(id: 3, total: 3).save(in: later)
+        #expect(try later.history(since: token).changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(3)])])
+        try later.close()
+    }
+
+    @Test(arguments: Backend.available)
+    func asyncAndCompletionFormsReadTheSameHistory(_ backend: Backend) async throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        let start = try await store.historyToken()
+        _ = try await Voucher.save([Voucher(id: 1, total: 1), Voucher(id: 2, total: 2)], in: store)
+        let page = try await store.history(since: start)
+        #expect(page.changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(1)]), Seen("Voucher", .insert, [.integer(2)])])
+        let delivered: HistoryPage = try await withCheckedThrowingContinuation { continuation in
+            store.history(since: start, limit: 1) { continuation.resume(with: $0) }
+        }
+        #expect(delivered.changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(1)])])
+        #expect(!delivered.isComplete)
+        #expect(try await store.purgeHistory(olderThan: 0) == 2)
+    }
+
+    /// Another process writes transactions of five records until it is killed: the history
+    /// holds every committed transaction whole, in order, exactly the records stored — and
+    /// nothing of the transaction the kill cut.
+    @Test(arguments: Backend.available)
+    func anotherProcessesCommitsAreInTheHistoryAndAKilledTransactionIsNot(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
+        let start = try store.historyToken()
+        let writer = try HelperProcess("write-history", path: try test.processArgument())
+        try writer.waitFor("started")
+        // Read while it writes, then kill it mid-way.
+        var read = try readAll(store, from: start, limit: 37)
+        Thread.sleep(forTimeInterval: 0.3)
+        writer.stop()
+        let rest = try readAll(store, from: read.token, limit: 37)
+        read.changes += rest.changes
+        let keys = try read.changes.map { try $0.key(as: Int64.self) }
+        #expect(read.changes.allSatisfy { $0.operation == .insert && $0.isChange(of: HistoryParcel.self) })
+        #expect(keys.count % Int(HistoryParcel.perTransaction) == 0)
+        #expect(keys == Array(1...Int64(keys.count)))
+        let stored = try HistoryParcel.findAll(in: store).map(\.id).sorted()
+        #expect(stored == keys)
+        #expect(keys.count >= Int(HistoryParcel.perTransaction))
+    }
+}
+
+extension UUID {
+    /// The 16 bytes a UUID declared `.blob` is stored as.
+    fileprivate func declaredBlob() throws -> Data? {
+        withUnsafeBytes(of: uuid) { Data($0) }
+    }
+}
