@@ -18,6 +18,22 @@ private struct PlainVoucher: StoredModel, Equatable {
     static let tableName = "Voucher"
 }
 
+/// `Coupon`'s next release: the table and its key column renamed, the table rebuilt.
+private struct Promo: StoredModel, Equatable {
+    var token: String
+    var percent: Int
+    static let primaryKey = ["token"]
+    static let keepsHistory = true
+    static let formerNames: [FormerName<Promo>] = [.table(from: "Coupon"), .property(\.token, from: "code")]
+}
+
+private struct Coupon: StoredModel, Equatable {
+    var code: String
+    var percent: Int
+    static let primaryKey = ["code"]
+    static let keepsHistory = true
+}
+
 /// A key of two columns, the second text with what quoting and JSON must carry.
 private struct VoucherLine: StoredModel, Equatable {
     var voucher: Int64
@@ -280,6 +296,79 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         #expect(stored == keys)
         #expect(keys.count >= Int(HistoryParcel.perTransaction))
     }
+    /// A release that renames the table and its key column, then a migration step that
+    /// rebuilds it: the history goes on under the new names, with nothing recorded by the
+    /// rename or the rebuild's copy of the rows.
+    @Test(arguments: Backend.available)
+    func aRenamedAndRebuiltTableKeepsItsHistoryUnderItsNewNames(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        try Coupon(code: "A", percent: 5).save(in: test.store)
+        let token = try test.store.historyToken()
+        let renamed = try test.later()
+        try Promo(token: "B", percent: 10).save(in: renamed)
+        try renamed.close()
+        let rebuild = MigrationStep("rebuild promos") { try $0.rebuild(Promo.self) }
+        let rebuilt = try test.later(configuration: .init(migrations: [rebuild]))
+        try Promo(token: "C", percent: 15).save(in: rebuilt)
+        try Promo(token: "A", percent: 6).save(in: rebuilt)
+        #expect(
+            try rebuilt.history(since: token).changes.map(Seen.init) == [
+                Seen("Promo", .insert, [.text("B")]), Seen("Promo", .insert, [.text("C")]), Seen("Promo", .update, [.text("A")]),
+            ])
+        try rebuilt.close()
+    }
+
+    /// On a server, a transaction that wrote first but commits last holds smaller positions
+    /// than changes a consumer has read already: it is read after them, once.
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func aTransactionThatWroteFirstButCommitsLastIsReadOnceAfterTheOthers() throws {
+        let test = try TestStore(StoreKind.postgres)
+        let slow = try test.another()
+        let fast = try test.another()
+        defer {
+            try? slow.close()
+            try? fast.close()
+        }
+        // Each store has made its statements ready (a first write checks the table, which
+        // would wait for the held transaction).
+        try Voucher(id: 1, total: 1).save(in: slow)
+        try Voucher(id: 2, total: 2).save(in: fast)
+        var token = try test.store.historyToken()
+        let wrote = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        Thread {
+            do {
+                try slow.transaction {
+                    try Voucher(id: 10, total: 10).save(in: slow)
+                    wrote.signal()
+                    release.wait()
+                }
+            } catch {
+                failure.error = error
+            }
+            done.signal()
+        }.start()
+        wrote.wait()
+        try Voucher(id: 11, total: 11).save(in: fast)
+        // The held transaction is not visible: only the later one is read, and pages of one
+        // change at a time agree.
+        let first = try readAll(test.store, from: token, limit: 1)
+        #expect(first.changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(11)])])
+        token = first.token
+        release.signal()
+        done.wait()
+        #expect(failure.error == nil)
+        let second = try readAll(test.store, from: token, limit: 1)
+        #expect(second.changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(10)])])
+        #expect(try test.store.history(since: second.token).changes.isEmpty)
+    }
+}
+
+/// An error handed from the writing thread to the test, read after the semaphore says it ran.
+private final class FailureBox: @unchecked Sendable {
+    var error: (any Error)?
 }
 
 extension UUID {
