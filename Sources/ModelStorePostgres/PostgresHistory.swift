@@ -36,7 +36,8 @@
         static let sql = HistorySQL(
             logCurrent: """
                 SELECT 1 WHERE to_regclass(\(here)'\(log)')) IS NOT NULL AND to_regclass(\(here)'\(horizon)')) IS NOT NULL
-                    AND EXISTS (SELECT 1 FROM pg_catalog.pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
+                    AND EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
+                        WHERE p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())
                         AND p.proname = '\(function)' AND p.prosrc = $modelstore$\(functionBody)$modelstore$)
                 """,
             makeLog: [
@@ -72,7 +73,8 @@
                 (
                     """
                     SELECT 1 FROM pg_catalog.pg_trigger g WHERE g.tgrelid = to_regclass(\(here)?1::text))
-                        AND g.tgname = '\(triggers[0])' AND encode(g.tgargs, 'hex') = ?2::text
+                        AND g.tgname = '\(triggers[0])'
+                        AND encode(g.tgargs, 'hex') = encode(convert_to(current_schema(), 'UTF8'), 'hex') || '00' || ?2::text
                         AND (SELECT count(*) FROM pg_catalog.pg_trigger t WHERE t.tgrelid = g.tgrelid AND t.tgenabled = 'A'
                             AND t.tgname IN (\(triggers.map { "'\($0)'" }.joined(separator: ", ")))) = \(triggers.count)
                     """,
@@ -85,23 +87,22 @@
                 """,
             dropTrigger: { name, table in "DROP TRIGGER IF EXISTS \(quoted(name)) ON \(quoted(table))" },
             makeTriggers: { table, keyColumns in
-                let target = quoted(table)
-                let arguments = keyColumns.map(literal).joined(separator: ", ")
-                return [
-                    """
-                    CREATE TRIGGER \(triggers[0]) AFTER INSERT ON \(target) REFERENCING NEW TABLE AS new_rows
-                        FOR EACH STATEMENT EXECUTE FUNCTION \(function)(\(arguments))
-                    """,
-                    """
-                    CREATE TRIGGER \(triggers[1]) AFTER UPDATE ON \(target) REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-                        FOR EACH STATEMENT EXECUTE FUNCTION \(function)(\(arguments))
-                    """,
-                    """
-                    CREATE TRIGGER \(triggers[2]) AFTER DELETE ON \(target) REFERENCING OLD TABLE AS old_rows
-                        FOR EACH STATEMENT EXECUTE FUNCTION \(function)(\(arguments))
-                    """,
-                    "CREATE TRIGGER \(triggers[3]) AFTER TRUNCATE ON \(target) FOR EACH STATEMENT EXECUTE FUNCTION \(function)()",
-                ] + triggers.map { "ALTER TABLE \(target) ENABLE ALWAYS TRIGGER \($0)" }
+                // The schema's name is the function's first argument (it records only that
+                // schema's tables, into that schema's log): written by the server, in a DO block.
+                let arguments = (["%1$L"] + keyColumns.map { inFormat(literal($0)) }).joined(separator: ", ")
+                let target = "%1$I.%2$I"
+                let call = "%1$I.\(function)"
+                let statements =
+                    [
+                        "CREATE TRIGGER \(triggers[0]) AFTER INSERT ON \(target) REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION \(call)(\(arguments))",
+                        "CREATE TRIGGER \(triggers[1]) AFTER UPDATE ON \(target) REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION \(call)(\(arguments))",
+                        "CREATE TRIGGER \(triggers[2]) AFTER DELETE ON \(target) REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION \(call)(\(arguments))",
+                        "CREATE TRIGGER \(triggers[3]) AFTER TRUNCATE ON \(target) FOR EACH STATEMENT EXECUTE FUNCTION \(call)(%1$L)",
+                    ] + triggers.map { "ALTER TABLE \(target) ENABLE ALWAYS TRIGGER \($0)" }
+                // A dollar quote no name can end.
+                let tag = "$modelstore_\(UInt64.random(in: 0...UInt64.max))$"
+                let body = statements.map { "EXECUTE format('\($0)', current_schema(), \(literal(table)));" }
+                return ["DO \(tag) BEGIN\n" + body.joined(separator: "\n") + "\nEND \(tag)"]
             },
             now: """
                 SELECT (SELECT id FROM \(horizon) LIMIT 1), pg_current_snapshot()::text,
@@ -111,14 +112,22 @@
                 SELECT id, (CASE WHEN ?1::text IS NULL THEN purged_txid = 0
                     ELSE purged_txid < pg_snapshot_xmax(?1::text::pg_snapshot)::text::bigint
                         AND NOT EXISTS (SELECT 1 FROM pg_snapshot_xip(?1::text::pg_snapshot) AS x
-                            WHERE x::text::bigint <= purged_txid) END)::int::int8, ?2::int8
+                            WHERE x::text::bigint <= purged_txid) END)::int::int8,
+                    (?2::int8 <= greatest(purged_position, (SELECT coalesce(max(position), 0) FROM \(log))))::int::int8
                 FROM \(horizon) LIMIT 1
                 """,
             // The two index scans of the feed's cursor (position past the token's, or a
             // transaction running at its snapshot), kept to what the snapshot the batch is read
             // at sees and the token's did not.
             read: """
-                WITH s AS (SELECT coalesce(?3::text::pg_snapshot, pg_current_snapshot()) AS now, ?1::text::pg_snapshot AS old)
+                WITH s AS (
+                    SELECT CASE WHEN ?3::text IS NOT NULL THEN ?3::text::pg_snapshot
+                        -- A token newer than this transaction's snapshot (a read block's): stays.
+                        WHEN ?1::text IS NOT NULL
+                            AND pg_snapshot_xmax(?1::text::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot())
+                            THEN ?1::text::pg_snapshot
+                        ELSE pg_current_snapshot() END AS now,
+                    ?1::text::pg_snapshot AS old)
                 SELECT s.now::text, c.position, c.table_name, c.operation::int8, c.key::text
                 FROM s LEFT JOIN LATERAL (
                     SELECT h.position, h.table_name, h.operation, h.key FROM (
@@ -131,6 +140,11 @@
                         AND pg_visible_in_snapshot(h.txid, s.now) AND h.position > coalesce(?4::int8, 0)
                     ORDER BY h.position LIMIT ?5::int8) AS c ON true
                 ORDER BY c.position
+                """,
+            unknownRows: """
+                INSERT INTO \(log) (table_name, operation, key)
+                SELECT ?1::text, 0, '[]' WHERE coalesce(
+                    (SELECT operation <> 0 FROM \(log) WHERE table_name = ?1::text ORDER BY position DESC LIMIT 1), false)
                 """,
             purge: [
                 """
@@ -145,7 +159,7 @@
                 SELECT count(*)::int8 FROM gone
                 """
             ],
-            keyValue: { text, columnType in PostgresChangeFeed.value(text, type: columnType) })
+            keyValue: { text, type in PostgresChangeFeed.value(text, type: type) })
 
         /// The triggers' function: the change feed's (`PostgresChangeFeed.functionBody`), into
         /// the history's log of the table's own schema, and without a notification.
@@ -153,15 +167,24 @@
 
             DECLARE
                 key_of text;
-                log text := format('%I.\(log)', TG_TABLE_SCHEMA);
+                log text;
             BEGIN
-                -- The key of a transition row r: a JSON array of its key columns' text.
-                SELECT coalesce('jsonb_build_array(' || string_agg(format('(r.%I)::text', a.k), ', ' ORDER BY a.i) || ')',
-                        '''[]''::jsonb')
-                    INTO key_of FROM unnest(TG_ARGV) WITH ORDINALITY AS a(k, i);
+                -- Only a table of the schema the triggers were made in (the first argument),
+                -- into that schema's log: a table moved to another schema is not recorded,
+                -- never a failed write.
+                IF TG_NARGS = 0 OR TG_TABLE_SCHEMA <> TG_ARGV[0] THEN
+                    RETURN NULL;
+                END IF;
+                log := format('%I.\(log)', TG_ARGV[0]);
+                -- The key of a transition row r: a JSON array of its key values, each its
+                -- type's name, a colon and its text.
+                SELECT coalesce('jsonb_build_array('
+                        || string_agg(format('pg_typeof(r.%1$I)::text || '':'' || (r.%1$I)::text', a.k), ', ' ORDER BY a.i)
+                        || ')', '''[]''::jsonb')
+                    INTO key_of FROM unnest(TG_ARGV[1:]) WITH ORDINALITY AS a(k, i);
                 -- A key column the table no longer has (renamed behind the triggers' back): a
                 -- change of unknown rows, never a failed write.
-                IF TG_OP = 'TRUNCATE' OR EXISTS (SELECT 1 FROM unnest(TG_ARGV) AS a(k) WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute t
+                IF TG_OP = 'TRUNCATE' OR EXISTS (SELECT 1 FROM unnest(TG_ARGV[1:]) AS a(k) WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute t
                         WHERE t.attrelid = TG_RELID AND t.attname = a.k AND t.attnum > 0 AND NOT t.attisdropped)) THEN
                     EXECUTE format('INSERT INTO %s (table_name, operation, key) VALUES (%L, 0, ''[]'')', log, TG_TABLE_NAME);
                 ELSIF TG_OP = 'INSERT' THEN
@@ -182,6 +205,11 @@
 
         private static func quoted(_ name: String) -> String {
             "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+
+        /// `literal` inside the literal of a `format` string.
+        private static func inFormat(_ literal: String) -> String {
+            literal.replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: "%", with: "%%")
         }
 
         private static func literal(_ text: String) -> String {

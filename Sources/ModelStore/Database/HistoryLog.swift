@@ -36,21 +36,28 @@ package struct HistorySQL: Sendable {
     /// A query of where the log stands now: the log's identity, the snapshot (NULL where
     /// positions are commit order) and the largest position a reader now sees.
     package var now: String
-    /// A query taking a token's snapshot (?1) and position (?2), answering the log's identity
-    /// and 1 when no change after the token was purged (else 0).
+    /// A query taking a token's snapshot (?1) and position (?2), answering the log's identity,
+    /// 1 when no change after the token was purged (else 0), and 1 when the token is not
+    /// ahead of the log (a token of a copy or a backup restored since is; else 0).
     package var tokenWhole: String
     /// A query of the changes after a token, in position order, and never fewer than one row:
     /// ?1 the token's snapshot, ?2 its position, ?3 and ?4 the snapshot and position of a
     /// batch it is partway through (NULL when none), ?5 the most changes to answer. Columns:
     /// the snapshot the batch is read at, then (NULL when there is no change) position, table,
     /// operation (1 insert, 2 update, 3 delete, 0 unknown rows) and key (a JSON array of the
-    /// key columns' text).
+    /// key columns' values, each as its type's name, a colon and its text). A token whose
+    /// snapshot is newer than the reading transaction's (one taken after a read block began)
+    /// reads nothing and stays.
     package var read: String
+    /// A statement recording a change of unknown rows of the table named by ?1, when the log
+    /// holds changes of that table and its last one is not already such a change: where
+    /// changes may have gone unrecorded (triggers made again; a table rewritten by a step).
+    package var unknownRows: String
     /// The statements that remove the changes recorded before ?1 (seconds since 1970) that no
     /// transaction still running may need, and move the horizon past them; the last answers
     /// how many were removed.
     package var purge: [String]
-    /// A key column's recorded text as the store reads a column of the type `tableColumnsSQL` names.
+    /// A key value's recorded text as the store reads a value of the type recorded with it.
     package var keyValue: @Sendable (_ text: String?, _ columnType: String) -> SQLValue
 
     package init(
@@ -58,7 +65,7 @@ package struct HistorySQL: Sendable {
         triggersCurrent: @escaping @Sendable (_ table: String, _ keyColumns: [String]) -> (sql: String, values: [SQLValue]),
         triggerNames: String, dropTrigger: @escaping @Sendable (_ name: String, _ table: String) -> String,
         makeTriggers: @escaping @Sendable (_ table: String, _ keyColumns: [String]) -> [String],
-        now: String, tokenWhole: String, read: String, purge: [String],
+        now: String, tokenWhole: String, read: String, unknownRows: String, purge: [String],
         keyValue: @escaping @Sendable (_ text: String?, _ columnType: String) -> SQLValue
     ) {
         self.logCurrent = logCurrent
@@ -70,6 +77,7 @@ package struct HistorySQL: Sendable {
         self.now = now
         self.tokenWhole = tokenWhole
         self.read = read
+        self.unknownRows = unknownRows
         self.purge = purge
         self.keyValue = keyValue
     }
@@ -82,8 +90,10 @@ extension SQLiteDialect {
     static let history: HistorySQL = {
         let log = HistoryNames.log
         let horizon = HistoryNames.horizon
+        let now = recordedNow
         return HistorySQL(
-            logCurrent: "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = '\(horizon)'",
+            logCurrent:
+                "SELECT 1 WHERE (SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name IN ('\(log)', '\(horizon)')) = 2",
             makeLog: [
                 """
                 CREATE TABLE IF NOT EXISTS main.\(log) (
@@ -114,13 +124,22 @@ extension SQLiteDialect {
                 SELECT (SELECT id FROM main.\(horizon)), NULL,
                     coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = '\(log)'), 0)
                 """,
-            tokenWhole: "SELECT id, ?2 >= purged_position FROM main.\(horizon)",
+            tokenWhole: """
+                SELECT id, ?2 >= purged_position,
+                    ?2 <= max(purged_position, coalesce((SELECT max(position) FROM main.\(log)), 0))
+                FROM main.\(horizon)
+                """,
             read: """
                 SELECT NULL, c.position, c.table_name, c.operation, c.key
                 FROM (SELECT 1) AS one LEFT JOIN (
                     SELECT position, table_name, operation, key FROM main.\(log) WHERE position > ?2 ORDER BY position LIMIT ?5
                 ) AS c ON 1
                 ORDER BY c.position
+                """,
+            unknownRows: """
+                INSERT INTO main.\(log) (table_name, operation, key, recorded)
+                SELECT ?1, 0, '[]', \(now)
+                WHERE coalesce((SELECT operation <> 0 FROM main.\(log) WHERE table_name = ?1 ORDER BY position DESC LIMIT 1), 0)
                 """,
             purge: [
                 """
@@ -130,34 +149,30 @@ extension SQLiteDialect {
                 "DELETE FROM main.\(log) WHERE position <= (SELECT purged_position FROM main.\(horizon))",
                 "SELECT changes()",
             ],
-            keyValue: { text, columnType in
+            keyValue: { text, type in
                 guard let text else { return .null }
-                let type = columnType.uppercased()
-                if text.hasPrefix("\\x"), type.contains("BLOB") || type.isEmpty, let bytes = hexBytes(text.dropFirst(2)) {
-                    return .blob(bytes)
+                switch type {
+                case "integer": return Int64(text).map { .integer($0) } ?? .text(text)
+                case "real": return Double(text).map { .real($0) } ?? .text(text)
+                case "blob": return hexBytes(Substring(text)).map { .blob($0) } ?? .text(text)
+                default: return .text(text)
                 }
-                // SQLite's affinity rules, as the column's own values follow them.
-                if type.contains("INT") { return Int64(text).map { .integer($0) } ?? Double(text).map { .real($0) } ?? .text(text) }
-                if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
-                    return Double(text).map { .real($0) } ?? .text(text)
-                }
-                return .text(text)
             })
     }()
 
-    /// A table's three row triggers. Each key column is written as text: a BLOB as `\x` and
-    /// its hex digits (as PostgreSQL writes `bytea`), a REAL with 17 digits (every Double
-    /// exactly), NULL as null. An UPDATE that changes the key is the old key's delete and the
-    /// new key's insert.
+    /// A table's three row triggers. Each key value is written as its type (`typeof`), a
+    /// colon and its text — a BLOB in hex digits, a REAL with 17 digits — so it reads back as
+    /// it was stored whatever becomes of the table; NULL as null. An UPDATE that changes the
+    /// key is the old key's delete and the new key's insert.
     private static func triggers(table: String, keyColumns: [String]) -> [(name: String, sql: String)] {
         let name = table.replacingOccurrences(of: "\"", with: "\"\"")
         let literal = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
-        let now = "(julianday('now') - 2440587.5) * 86400.0"
+        let now = recordedNow
         func key(_ row: String) -> String {
             let texts = keyColumns.map { column in
                 let value = "\(row).\(quoted(column))"
                 return
-                    "CASE typeof(\(value)) WHEN 'blob' THEN '\\x' || hex(\(value)) WHEN 'real' THEN printf('%!.17g', \(value)) ELSE CAST(\(value) AS TEXT) END"
+                    "typeof(\(value)) || ':' || CASE typeof(\(value)) WHEN 'blob' THEN hex(\(value)) WHEN 'real' THEN printf('%!.17g', \(value)) ELSE CAST(\(value) AS TEXT) END"
             }
             return "json_array(\(texts.joined(separator: ", ")))"
         }
@@ -178,6 +193,9 @@ extension SQLiteDialect {
             ),
         ]
     }
+
+    /// Seconds since 1970, as a trigger computes it.
+    private static let recordedNow = "(julianday('now') - 2440587.5) * 86400.0"
 
     private static func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -185,6 +185,9 @@ struct TableRebuild {
 
     /// Runs the procedure; `fill` copies the rows into the table named `TableRebuild.temporaryName`.
     func run(fill: () throws -> Void) throws {
+        // The copy changes records without the history's triggers (a transform, values given):
+        // where the table keeps history, a change of unknown rows says so.
+        for name in Set([source, table.tableName]) { try SchemaMigrator.recordRewrite(ofTable: name, on: connection) }
         if let catalog = connection.dialect.rebuildCatalog { return try run(catalog, fill: fill) }
         // The full-text index refers to rows by rowid, which the copy may renumber, and its
         // triggers name the old table: it is dropped here and made again by `prepare` below.

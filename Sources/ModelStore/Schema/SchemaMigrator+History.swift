@@ -2,7 +2,7 @@
 extension SchemaMigrator {
     /// Makes sure every later change of `table` is recorded in the history, by any writer:
     /// the log where it is missing, and the table's triggers where they are missing or record
-    /// another key or name (a table renamed, a key column renamed, a table rebuilt). Runs in
+    /// another key or name (a table renamed, a key column renamed, a table made again). Runs in
     /// the caller's transaction, so the triggers and the first write after them commit
     /// together. A declaration removed leaves the triggers: other processes may still rely on
     /// the history (see `ModelStore.stopHistory(of:)`).
@@ -15,6 +15,10 @@ extension SchemaMigrator {
         let current = history.triggersCurrent(table.tableName, keys)
         guard try connection.scalar(current.sql, current.values) == nil else { return }
         try dropHistoryTriggers(ofTable: table.tableName, on: connection)
+        // The history has changes of the table and its triggers were missing or out of date
+        // (dropped with the table, renamed behind the store's back): changes may have gone
+        // unrecorded, which a consumer learns as a change of unknown rows.
+        try connection.execute(history.unknownRows, [.text(table.tableName)])
         for sql in history.makeTriggers(table.tableName, keys) { try connection.execute(sql) }
     }
 
@@ -26,5 +30,14 @@ extension SchemaMigrator {
         let statement = try connection.makeStatement(history.triggerNames)
         try statement.forEachRow([.text(tableName)]) { names.append(statement.string(at: 0)) }
         for name in names { try connection.execute(history.dropTrigger(name, tableName)) }
+    }
+}
+
+extension SchemaMigrator {
+    /// After a migration step rewrote `tableName` (a rebuild, a transform), whose records
+    /// changed without their triggers: a change of unknown rows, where the table keeps history.
+    static func recordRewrite(ofTable tableName: String, on connection: Connection) throws {
+        guard try History.logExists(on: connection) else { return }
+        try connection.execute(connection.dialect.history.unknownRows, [.text(tableName)])
     }
 }

@@ -203,6 +203,7 @@ extension ModelStore {
                 // began before the first observer came still reaches it (as unknown changes) —
                 // except through a feed, which records every transaction whenever it began.
                 changeTracker.publish(changes ?? CommittedChanges(generation: changeTracker.hasFeed ? -1 : generation), origin: recorder)
+                purgeHistoryIfDue()
                 return result
             } catch {
                 link.discardPending()

@@ -94,6 +94,24 @@ extension ModelStore {
         }
     }
 
+    /// After a write committed: purges the history for `Configuration.historyRetention` when
+    /// it is due, as a barrier after the writes already submitted. Its failure (a busy
+    /// server, another store purging at the same moment) is no failure of any call: the
+    /// next one due tries again.
+    func purgeHistoryIfDue() {
+        guard let retention = configuration.historyRetention, retention.isFinite, retention >= 0 else { return }
+        let now = Date()
+        let due = lastHistoryPurge.withLock { last -> Bool in
+            guard now.timeIntervalSince(last) >= min(3600, retention / 10) else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        submitMaintenance({ link in
+            try link.connection.inTransaction { try History.purge(olderThan: retention, on: link.connection) }
+        }) { _ in }
+    }
+
     private func submitMaintenance<T: Sendable>(
         _ body: @escaping @Sendable (PooledConnection) throws -> T, then finish: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {

@@ -64,13 +64,23 @@ public final class ModelStore: Sendable {
         /// enforces it for each statement. A value that is not a positive number of seconds
         /// makes reads throw `.invalidQuery`; `.infinity` is no limit.
         public var readTimeLimit: TimeInterval?
+        /// How long, in seconds, the durable history keeps a change (`StoredModel.keepsHistory`):
+        /// the store purges older ones after a write commits, at most once every tenth of this
+        /// (and at least once an hour), on its writer between transactions, as
+        /// `purgeHistory(olderThan:)` does. A consumer further behind is refused with
+        /// `.historyPurged`. Default: nil, changes are kept until `purgeHistory(olderThan:)`.
+        ///
+        /// ```swift
+        /// let store = try ModelStore(path: path, configuration: .init(historyRetention: 30 * 24 * 3600))
+        /// ```
+        public var historyRetention: TimeInterval?
 
         /// Creates a configuration.
         public init(
             busyTimeout: TimeInterval = 5, maximumReaders: Int = 4, readOrdering: ReadOrdering = .afterEarlierWrites,
             readOnly: Bool = false, migrations: [MigrationStep] = [], backsUpBeforeMigrating: Bool = false,
             migrationWaitLimit: TimeInterval = 600, externalChangePollInterval: TimeInterval = 0.05,
-            readTimeLimit: TimeInterval? = nil
+            readTimeLimit: TimeInterval? = nil, historyRetention: TimeInterval? = nil
         ) {
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
@@ -81,6 +91,7 @@ public final class ModelStore: Sendable {
             self.migrationWaitLimit = migrationWaitLimit
             self.externalChangePollInterval = externalChangePollInterval
             self.readTimeLimit = readTimeLimit
+            self.historyRetention = historyRetention
         }
     }
 
@@ -152,6 +163,8 @@ public final class ModelStore: Sendable {
     let knownTables = Locked<[ObjectIdentifier: TableDescription]>([:])
     /// Work submitted and not finished, which `close()` waits for.
     let inFlight = InFlight()
+    /// When the store last purged its history for `Configuration.historyRetention`.
+    let lastHistoryPurge = Locked(Date.distantPast)
     /// Derived table and index names, checked for collisions between declarations.
     let schemaNames = Locked(SchemaNames())
     /// Live queries and change streams, and what the writer records for them.
