@@ -1,9 +1,11 @@
 // Observation costs, ModelStore next to GRDB's ValueObservation in the same run:
 //  - writer throughput: single-record save transactions with 0, 10 and 100 live queries, on
 //    a table the writes never touch ("unrelated") and on the written table ("related");
-//  - delivery latency: from a commit's return to the observer's handler, on a small query.
+//  - delivery latency: from a commit's return to the observer's handler, on a small query;
+//  - the durable history's cost: the same writes of a model that keeps history, against the
+//    model that does not, and reading the changes back (`--history` runs only this part).
 //
-//   swift run -c release --package-path Benchmarks observation-bench [--saves N] [--reps K]
+//   swift run -c release --package-path Benchmarks observation-bench [--saves N] [--reps K] [--history]
 import Foundation
 import GRDB
 import ModelStore
@@ -16,6 +18,16 @@ struct Entry: StoredModel, Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "Entry"
 }
 
+/// `Entry`, keeping history (in files of its own).
+struct KeptEntry: StoredModel {
+    var id: Int64
+    var name: String
+    var amount: Double
+    static let primaryKey = ["id"]
+    static let tableName = "Entry"
+    static let keepsHistory = true
+}
+
 struct Other: StoredModel, Codable, FetchableRecord, PersistableRecord {
     var id: Int64
     var name: String
@@ -23,20 +35,22 @@ struct Other: StoredModel, Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "Other"
 }
 
-let (saves, reps): (Int, Int) = {
+let (saves, reps, historyOnly): (Int, Int, Bool) = {
     var saves = 2000
     var reps = 5
+    var historyOnly = false
     var arguments = CommandLine.arguments.dropFirst()
     while let flag = arguments.popFirst() {
         switch flag {
         case "--saves": saves = Int(arguments.popFirst() ?? "") ?? saves
         case "--reps": reps = Int(arguments.popFirst() ?? "") ?? reps
+        case "--history": historyOnly = true
         default:
-            print("usage: observation-bench [--saves N] [--reps K]")
+            print("usage: observation-bench [--saves N] [--reps K] [--history]")
             exit(2)
         }
     }
-    return (saves, reps)
+    return (saves, reps, historyOnly)
 }()
 
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
@@ -185,6 +199,66 @@ final class Arrivals: @unchecked Sendable {
     }
 }
 
+/// Milliseconds (median of `reps`, each on a fresh file) for a batch save of `batch` records
+/// in one transaction and for `saves` single saves, of `type`; and for reading the batch's
+/// changes back in pages of 1,000 when it keeps history.
+func historyCost<M: StoredModel>(
+    _ type: M.Type, batch: Int, _ make: @escaping (Int64) -> M
+) throws -> (batch: Double, singles: Double, read: Double?) {
+    var batches: [Double] = []
+    var singles: [Double] = []
+    var reads: [Double] = []
+    for rep in 0..<reps {
+        let path = directory.appendingPathComponent("history-\(M.keepsHistory)-\(rep).sqlite").path
+        let store = try ModelStore(path: path)
+        try make(0).save(in: store)
+        let token = try store.historyToken()
+        var start = now()
+        _ = try M.save((1...Int64(batch)).map(make), in: store)
+        batches.append(now() - start)
+        start = now()
+        for id in Int64(batch + 1)...Int64(batch + saves) { try make(id).save(in: store) }
+        singles.append(now() - start)
+        if M.keepsHistory {
+            start = now()
+            var next = token
+            var read = 0
+            while true {
+                let page = try store.history(since: next)
+                read += page.changes.count
+                next = page.token
+                if page.isComplete { break }
+            }
+            reads.append(now() - start)
+            guard read == batch + saves else { fatalError("read \(read) changes of \(batch + saves)") }
+        }
+        try store.close()
+    }
+    return (median(batches), median(singles), reads.isEmpty ? nil : median(reads))
+}
+
+func measureHistory() throws {
+    let batch = 20_000
+    note("History…")
+    let plain = try historyCost(Entry.self, batch: batch) { Entry(id: $0, name: "entry \($0)", amount: Double($0)) }
+    let kept = try historyCost(KeptEntry.self, batch: batch) { KeptEntry(id: $0, name: "entry \($0)", amount: Double($0)) }
+    print("History: \(batch) records saved in one batch, then \(saves) single saves, median of \(reps) (ms):")
+    print("| | without history | keepsHistory | ratio |")
+    print("|---|---:|---:|---:|")
+    print(
+        "| batch save | \(String(format: "%.1f", plain.batch)) | \(String(format: "%.1f", kept.batch)) | \(String(format: "%.2f", kept.batch / plain.batch)) |"
+    )
+    print(
+        "| single saves | \(String(format: "%.1f", plain.singles)) | \(String(format: "%.1f", kept.singles)) | \(String(format: "%.2f", kept.singles / plain.singles)) |"
+    )
+    print("| reading the \(batch + saves) changes back, pages of 1,000 | | \(String(format: "%.1f", kept.read ?? 0)) | |")
+}
+
+if historyOnly {
+    try measureHistory()
+    exit(0)
+}
+
 var rows: [(String, Double, Double)] = []
 for related in ProcessInfo.processInfo.environment["MODELSTORE_BENCH_UNRELATED_ONLY"] != nil ? [false] : [false, true] {
     let kind = related ? "related" : "unrelated"
@@ -220,3 +294,5 @@ print("|---|---:|---:|")
 print("| ModelStore | \(String(format: "%.3f", median(storeLatency))) | \(String(format: "%.3f", percentile(storeLatency, 0.99))) |")
 print(
     "| GRDB ValueObservation | \(String(format: "%.3f", median(grdbLatency))) | \(String(format: "%.3f", percentile(grdbLatency, 0.99))) |")
+print("")
+try measureHistory()

@@ -57,9 +57,10 @@ extension ModelStore {
     ///   - token: Where the last page ended (`page.token`), `historyToken()`, or `.beginning`.
     ///   - limit: The most changes the page holds (at least 1).
     /// - Throws: `ModelStoreError` — `.historyPurged` when changes after `token` were purged
-    ///   (`purgeHistory(olderThan:)`), or it is another store's token: read the consumer's data
-    ///   again from the records, then go on from `historyToken()`; `.invalidQuery` for a limit
-    ///   below 1 or inside a transaction block; `.timedOut`, `.closed` or `.noStore`.
+    ///   (`purgeHistory(olderThan:)`), or it is another store's token or ahead of this one's (a
+    ///   copy restored since): read the consumer's data again from the records, then go on from
+    ///   `historyToken()`; `.invalidQuery` for a limit below 1 or inside a block of this store;
+    ///   `.timedOut`, `.closed` or `.noStore`.
     public func history(since token: HistoryToken, limit: Int = 1000) throws -> HistoryPage {
         try refuseHistoryInsideWrite("history(since:)")
         return try read { try History.page(since: token, limit: limit, on: $0.connection) }
@@ -130,11 +131,21 @@ extension ModelStore {
         }
     }
 
+    /// Refuses the call inside a transaction block (it would see, and count read, the block's
+    /// uncommitted changes), and `history(since:)` inside a read block too (the block's
+    /// snapshot may be older than the token: changes after it would be counted read).
     private func refuseHistoryInsideWrite(_ call: String) throws {
-        guard SessionContext.current(for: ObjectIdentifier(self))?.isWriter == true else { return }
+        guard let context = SessionContext.current(for: ObjectIdentifier(self)) else { return }
+        if context.isWriter {
+            throw ModelStoreError(
+                .invalidQuery,
+                "\(call) was called inside a transaction block of this store, where it would see the block's own changes before they commit (and count them read if the block rolls back).",
+                suggestion: "Read the history before or after the block.")
+        }
+        guard call == "history(since:)" else { return }
         throw ModelStoreError(
             .invalidQuery,
-            "\(call) was called inside a transaction block of this store, where it would see the block's own changes before they commit (and count them read if the block rolls back).",
-            suggestion: "Read the history before or after the block, or inside a read block.")
+            "history(since:) was called inside a read block of this store, whose snapshot may be older than the token: changes committed between them would be counted read.",
+            suggestion: "Read the history outside the block.")
     }
 }
