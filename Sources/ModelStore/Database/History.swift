@@ -211,11 +211,9 @@ enum History {
         let cutoff = SQLValue.real(Date().timeIntervalSince1970 - age)
         var removed = 0
         let statements = connection.dialect.history.purge
-        for (index, sql) in statements.enumerated() {
+        for sql in statements {
             let statement = try connection.makeStatement(sql)
-            try statement.forEachRow(statement.parameterCount > 0 ? [cutoff] : []) {
-                if index == statements.count - 1 { removed = Int(statement.int64(at: 0)) }
-            }
+            try statement.forEachRow(statement.parameterCount > 0 ? [cutoff] : []) { removed += Int(statement.int64(at: 0)) }
         }
         return removed
     }
