@@ -59,8 +59,9 @@ extension ModelStore {
     /// - Throws: `ModelStoreError` — `.historyPurged` when changes after `token` were purged
     ///   (`purgeHistory(olderThan:)`), or it is another store's token or ahead of this one's (a
     ///   copy restored since): read the consumer's data again from the records, then go on from
-    ///   `historyToken()`; `.invalidQuery` for a limit below 1 or inside a block of this store;
-    ///   `.timedOut`, `.closed` or `.noStore`.
+    ///   `historyToken()`; `.invalidQuery` for a limit below 1 or inside a block of this store
+    ///   (the `async` form: `.reentrancy`, as for any `async` call there); `.timedOut`,
+    ///   `.closed` or `.noStore`.
     public func history(since token: HistoryToken, limit: Int = 1000) throws -> HistoryPage {
         try refuseHistoryInsideWrite("history(since:)")
         return try read { try History.page(since: token, limit: limit, on: $0.connection) }

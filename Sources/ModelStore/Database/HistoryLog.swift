@@ -175,8 +175,9 @@ extension SQLiteDialect {
     }()
 
     /// A table's three row triggers. Each key value is written as its type (`typeof`), a
-    /// colon and its text — a BLOB in hex digits, a REAL with 17 digits — so it reads back as
-    /// it was stored whatever becomes of the table; NULL as null. An UPDATE that changes the
+    /// colon and its text — a BLOB in hex digits, a REAL with 17 digits (exact but for
+    /// magnitudes past about 1e±100, where SQLite's printf may miss by a unit in the last
+    /// place) — so it reads back as stored whatever becomes of the table; NULL as null. An UPDATE that changes the
     /// key is the old key's delete and the new key's insert.
     private static func triggers(table: String, keyColumns: [String]) -> [(name: String, sql: String)] {
         let name = table.replacingOccurrences(of: "\"", with: "\"\"")
