@@ -506,8 +506,9 @@
                     IF TG_TABLE_SCHEMA <> \(literal(schemaName)) THEN
                         RETURN NULL;
                     END IF;
-                    -- The key of a transition row r: a JSON array of its key columns' text.
-                    SELECT coalesce('jsonb_build_array(' || string_agg(format('(r.%I)::text', a.k), ', ' ORDER BY a.i) || ')',
+                    -- The key of a transition row r: a JSON array of its key columns' text, the
+                    -- types' own output (format's %s), which no cast a table's owner adds can replace.
+                    SELECT coalesce('jsonb_build_array(' || string_agg(format('format(''%%s'', r.%I)', a.k), ', ' ORDER BY a.i) || ')',
                             '''[]''::jsonb')
                         INTO key_of FROM unnest(TG_ARGV) WITH ORDINALITY AS a(k, i);
                     -- A key column the table no longer has (renamed behind the triggers' back): a

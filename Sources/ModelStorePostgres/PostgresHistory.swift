@@ -36,6 +36,9 @@
         static let sql = HistorySQL(
             logCurrent: """
                 SELECT 1 WHERE to_regclass(\(here)'\(log)')) IS NOT NULL AND to_regclass(\(here)'\(horizon)')) IS NOT NULL
+                    AND to_regclass(\(here)'\(HistoryNames.recorded)')) IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM pg_catalog.pg_trigger g WHERE g.tgrelid = to_regclass(\(here)'\(log)'))
+                        AND g.tgname = 'modelstore_history_deleted')
                     AND EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
                         WHERE p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())
                         AND p.proname = '\(function)' AND p.prosrc = $modelstore$\(functionBody)$modelstore$)
@@ -43,6 +46,13 @@
             makeLog: [
                 // Stores starting at once make them one at a time.
                 "SELECT 1 FROM pg_advisory_xact_lock(hashtext('modelstore_history ' || current_schema()))",
+                "CREATE TABLE IF NOT EXISTS \(horizon) (id text NOT NULL, purged_position bigint NOT NULL, purged_txid bigint NOT NULL)",
+                // A log made again under a horizon that outlived it: another history, which no
+                // earlier token may read.
+                """
+                UPDATE \(horizon) SET id = md5(random()::text || clock_timestamp()::text)
+                WHERE to_regclass(\(here)'\(log)')) IS NULL
+                """,
                 """
                 CREATE TABLE IF NOT EXISTS \(log) (
                     position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -54,7 +64,7 @@
                 """,
                 "CREATE INDEX IF NOT EXISTS modelstore_history_txid ON \(log) (txid)",
                 "CREATE INDEX IF NOT EXISTS modelstore_history_recorded ON \(log) USING brin (recorded)",
-                "CREATE TABLE IF NOT EXISTS \(horizon) (id text NOT NULL, purged_position bigint NOT NULL, purged_txid bigint NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS \(HistoryNames.recorded) (name text PRIMARY KEY)",
                 """
                 INSERT INTO \(horizon) (id, purged_position, purged_txid)
                 SELECT md5(random()::text || clock_timestamp()::text), 0, 0 WHERE NOT EXISTS (SELECT 1 FROM \(horizon))
@@ -65,9 +75,29 @@
                 """
                 CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
                 SET search_path = pg_catalog, pg_temp SET bytea_output = 'hex' SET extra_float_digits = 1
+                SET DateStyle = 'ISO, YMD' SET TimeZone = 'UTC' SET IntervalStyle = 'postgres'
                 AS $modelstore$\(functionBody)$modelstore$
                 """,
                 "REVOKE EXECUTE ON FUNCTION \(function)() FROM PUBLIC",
+                // Whoever deletes the log's rows moves the horizon past them, so a consumer
+                // behind them is refused rather than silently skipping them.
+                """
+                CREATE OR REPLACE FUNCTION modelstore_history_deleted() RETURNS trigger LANGUAGE plpgsql
+                SET search_path = pg_catalog, pg_temp
+                AS $modelstore$
+                BEGIN
+                    EXECUTE format('UPDATE %I.\(horizon) SET
+                        purged_position = greatest(purged_position, (SELECT max(position) FROM old_rows)),
+                        purged_txid = greatest(purged_txid, (SELECT max(txid::text::bigint) FROM old_rows))', TG_TABLE_SCHEMA);
+                    RETURN NULL;
+                END
+                $modelstore$
+                """,
+                "DROP TRIGGER IF EXISTS modelstore_history_deleted ON \(log)",
+                """
+                CREATE TRIGGER modelstore_history_deleted AFTER DELETE ON \(log) REFERENCING OLD TABLE AS old_rows
+                    FOR EACH STATEMENT EXECUTE FUNCTION modelstore_history_deleted()
+                """,
             ],
             triggersCurrent: { table, keyColumns in
                 (
@@ -101,7 +131,8 @@
                     ] + triggers.map { "ALTER TABLE \(target) ENABLE ALWAYS TRIGGER \($0)" }
                 // A dollar quote no name can end.
                 let tag = "$modelstore_\(UInt64.random(in: 0...UInt64.max))$"
-                let body = statements.map { "EXECUTE format('\($0)', current_schema(), \(literal(table)));" }
+                let registered = "INSERT INTO %1$I.\(HistoryNames.recorded) (name) VALUES (%2$L) ON CONFLICT DO NOTHING"
+                let body = (statements + [registered]).map { "EXECUTE format('\($0)', current_schema(), \(literal(table)));" }
                 return ["DO \(tag) BEGIN\n" + body.joined(separator: "\n") + "\nEND \(tag)"]
             },
             now: """
@@ -113,21 +144,18 @@
                     ELSE purged_txid < pg_snapshot_xmax(?1::text::pg_snapshot)::text::bigint
                         AND NOT EXISTS (SELECT 1 FROM pg_snapshot_xip(?1::text::pg_snapshot) AS x
                             WHERE x::text::bigint <= purged_txid) END)::int::int8,
-                    (?2::int8 <= greatest(purged_position, (SELECT coalesce(max(position), 0) FROM \(log))))::int::int8
+                    (?2::int8 <= greatest(purged_position, (SELECT coalesce(max(position), 0) FROM \(log)))
+                        -- A snapshot no transaction of this server has reached yet: another
+                        -- server's (a dump restored), or a copy's from before it was restored.
+                        AND (?1::text IS NULL
+                            OR pg_snapshot_xmax(?1::text::pg_snapshot) <= pg_snapshot_xmax(pg_current_snapshot())))::int::int8
                 FROM \(horizon) LIMIT 1
                 """,
             // The two index scans of the feed's cursor (position past the token's, or a
             // transaction running at its snapshot), kept to what the snapshot the batch is read
             // at sees and the token's did not.
             read: """
-                WITH s AS (
-                    SELECT CASE WHEN ?3::text IS NOT NULL THEN ?3::text::pg_snapshot
-                        -- A token newer than this transaction's snapshot (a read block's): stays.
-                        WHEN ?1::text IS NOT NULL
-                            AND pg_snapshot_xmax(?1::text::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot())
-                            THEN ?1::text::pg_snapshot
-                        ELSE pg_current_snapshot() END AS now,
-                    ?1::text::pg_snapshot AS old)
+                WITH s AS (SELECT coalesce(?3::text::pg_snapshot, pg_current_snapshot()) AS now, ?1::text::pg_snapshot AS old)
                 SELECT s.now::text, c.position, c.table_name, c.operation::int8, c.key::text
                 FROM s LEFT JOIN LATERAL (
                     SELECT h.position, h.table_name, h.operation, h.key FROM (
@@ -143,18 +171,14 @@
                 """,
             unknownRows: """
                 INSERT INTO \(log) (table_name, operation, key)
-                SELECT ?1::text, 0, '[]' WHERE coalesce(
-                    (SELECT operation <> 0 FROM \(log) WHERE table_name = ?1::text ORDER BY position DESC LIMIT 1), false)
+                SELECT ?1::text, 0, '[]' WHERE EXISTS (SELECT 1 FROM \(HistoryNames.recorded) WHERE name = ?1::text)
                 """,
             purge: [
                 """
+                -- (The log's delete trigger moves the horizon.)
                 WITH gone AS (
                         DELETE FROM \(log) WHERE recorded < to_timestamp(?1::float8)
                             AND txid < pg_snapshot_xmin(pg_current_snapshot())
-                        RETURNING position, txid::text::bigint AS t),
-                    moved AS (
-                        UPDATE \(horizon) SET purged_position = greatest(purged_position, (SELECT max(position) FROM gone)),
-                            purged_txid = greatest(purged_txid, (SELECT max(t) FROM gone))
                         RETURNING 1)
                 SELECT count(*)::int8 FROM gone
                 """
@@ -177,11 +201,16 @@
                 END IF;
                 log := format('%I.\(log)', TG_ARGV[0]);
                 -- The key of a transition row r: a JSON array of its key values, each its
-                -- type's name, a colon and its text.
+                -- column's type (a domain's base type), a colon and its text — the type's own
+                -- output (format's %s), which no cast a table's owner adds can replace.
                 SELECT coalesce('jsonb_build_array('
-                        || string_agg(format('pg_typeof(r.%1$I)::text || '':'' || (r.%1$I)::text', a.k), ', ' ORDER BY a.i)
+                        || string_agg(format('CASE WHEN r.%1$I IS NULL THEN NULL ELSE %2$L || '':'' || format(''%%s'', r.%1$I) END',
+                            a.k, b.base), ', ' ORDER BY a.i)
                         || ')', '''[]''::jsonb')
-                    INTO key_of FROM unnest(TG_ARGV[1:]) WITH ORDINALITY AS a(k, i);
+                    INTO key_of FROM unnest(TG_ARGV[1:]) WITH ORDINALITY AS a(k, i)
+                    LEFT JOIN LATERAL (SELECT pg_catalog.format_type(coalesce(nullif(t.typbasetype, 0), t.oid), NULL) AS base
+                        FROM pg_catalog.pg_attribute c JOIN pg_catalog.pg_type t ON t.oid = c.atttypid
+                        WHERE c.attrelid = TG_RELID AND c.attname = a.k AND c.attnum > 0 AND NOT c.attisdropped) AS b ON true;
                 -- A key column the table no longer has (renamed behind the triggers' back): a
                 -- change of unknown rows, never a failed write.
                 IF TG_OP = 'TRUNCATE' OR EXISTS (SELECT 1 FROM unnest(TG_ARGV[1:]) AS a(k) WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute t

@@ -414,11 +414,39 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         try test.store.execute("DROP TABLE \(table: Voucher.self)")
         let later = try test.later()
         try Voucher(id: 2, total: 2).save(in: later)
-        #expect(
-            try later.history(since: token).changes.map(Seen.init) == [
-                Seen("Voucher", .unknownRows, []), Seen("Voucher", .insert, [.integer(2)]),
-            ])
+        let read = try later.history(since: token)
+        #expect(read.changes.map(Seen.init) == [Seen("Voucher", .unknownRows, []), Seen("Voucher", .insert, [.integer(2)])])
         try later.close()
+        // Again, after the consumer read the first one, and after a purge took the table's
+        // changes: the history still knows the table was recorded.
+        _ = try purge(test.store, olderThan: 0, expecting: 3)
+        let beforeDrop = try test.store.historyToken()
+        try test.store.execute("DROP TABLE \(table: Voucher.self)")
+        let again = try test.later()
+        try Voucher(id: 3, total: 3).save(in: again)
+        #expect(
+            try again.history(since: beforeDrop).changes.map(Seen.init) == [
+                Seen("Voucher", .unknownRows, []), Seen("Voucher", .insert, [.integer(3)]),
+            ])
+        try again.close()
+    }
+
+    /// Another program deleting the log's rows: the consumers behind them are refused, and
+    /// positions are never given twice.
+    @Test(arguments: Backend.available)
+    func deletingTheLogsRowsBehindTheStoresBackRefusesTheConsumersBehindThem(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
+        _ = try Voucher.save((1...3).map { Voucher(id: $0, total: 1) }, in: store)
+        let behind = try store.historyToken()
+        _ = try Voucher.save((4...5).map { Voucher(id: $0, total: 1) }, in: store)
+        try store.execute("DELETE FROM modelstore_history")
+        _ = try Voucher.save((6...8).map { Voucher(id: $0, total: 1) }, in: store)
+        let error = try #require(throws: ModelStoreError.self) { try store.history(since: behind) }
+        #expect(error.code == .historyPurged)
+        let now = try store.historyToken()
+        try Voucher(id: 9, total: 1).save(in: store)
+        #expect(try store.history(since: now).changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(9)])])
     }
 
     /// Purges running while a consumer reads page after page: every page is whole — the
@@ -492,6 +520,19 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         try test.rawExecute("INSERT INTO \(elsewhere).\"Voucher\" (id, total) VALUES (2, 2)")
         try test.rawExecute("UPDATE \(elsewhere).\"Voucher\" SET total = 3")
         #expect(try test.store.history(since: token).changes.isEmpty)
+    }
+
+    /// On a server, a key column of a domain type records the domain's base type: its keys
+    /// read back as that type's values.
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func aServerKeyOfADomainTypeReadsBackAsItsBaseType() throws {
+        let test = try TestStore(StoreKind.postgres)
+        try test.rawExecute("CREATE DOMAIN history_key AS bigint CHECK (VALUE > 0)")
+        try test.rawExecute("CREATE TABLE \"Voucher\" (id history_key PRIMARY KEY, total double precision NOT NULL)")
+        let token = try test.store.historyToken()
+        try Voucher(id: 7, total: 1).save(in: test.store)
+        let change = try #require(try test.store.history(since: token).changes.first)
+        #expect(try change.key(as: Int64.self) == 7)
     }
 
     /// On a server, a transaction that wrote first but commits last holds smaller positions

@@ -43,6 +43,9 @@ final class Connection {
     /// The columns with a DEFAULT of each table this connection prepared (by table name): a
     /// server's multi-row statement must not send NULL for a row that leaves one out.
     var columnsWithDefaults: [String: Set<String>] = [:]
+    /// Tables (lowercased) a migration step is rewriting, whose gap in the history it has
+    /// recorded already: their triggers made again meanwhile record no second one.
+    var historyGapsRecorded: Set<String> = []
     /// Raised when a server reports a table or column that is not what a store checked: a
     /// server has no schema version, so this stands in for one (`PooledConnection`). One per
     /// set of tables (`RemoteConnection.tablesIdentity`): a change met in one database or

@@ -6,8 +6,11 @@ package enum HistoryNames {
     package static let log = "modelstore_history"
     /// The log's one row of bookkeeping: its identity, and how far purges have removed it.
     package static let horizon = "modelstore_history_horizon"
-    /// Both, lowercased.
-    package static let tables = [log, horizon]
+    /// The tables whose changes have been recorded, by name: one made again, or whose
+    /// triggers went, has changes the history missed (a change of unknown rows says so).
+    package static let recorded = "modelstore_history_tables"
+    /// All three, lowercased.
+    package static let tables = [log, horizon, recorded]
 }
 
 /// What a backend runs to keep and read the durable history (`StoredModel.keepsHistory`,
@@ -89,15 +92,29 @@ extension SQLiteDialect {
     /// write each change. A position is the largest one plus one (the rowid's rule; AUTOINCREMENT
     /// cost each recorded row a read and a write of `sqlite_sequence`, 20 of the 43 ms that
     /// recording 20,000 inserted rows cost), so a purge never removes the newest change: it
-    /// marks it purged (`operation` -1), and a position is never given twice.
+    /// marks it purged (`operation` -1), and a position is never given twice — also when
+    /// another program deletes the log's rows: a trigger puts the newest one back, marked
+    /// purged, and every deleted position moves the horizon, so a consumer behind them is
+    /// refused.
     static let history: HistorySQL = {
         let log = HistoryNames.log
         let horizon = HistoryNames.horizon
+        let recorded = HistoryNames.recorded
         let now = recordedNow
         return HistorySQL(
-            logCurrent:
-                "SELECT 1 WHERE (SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name IN ('\(log)', '\(horizon)')) = 2",
+            logCurrent: """
+                SELECT 1 WHERE (SELECT count(*) FROM main.sqlite_master
+                    WHERE (type = 'table' AND name IN ('\(log)', '\(horizon)', '\(recorded)'))
+                        OR (type = 'trigger' AND name = 'modelstore_history_deleted')) = 4
+                """,
             makeLog: [
+                "CREATE TABLE IF NOT EXISTS main.\(horizon) (id TEXT NOT NULL, purged_position INTEGER NOT NULL)",
+                // A log made again under a horizon that outlived it: another history, which
+                // no earlier token may read.
+                """
+                UPDATE main.\(horizon) SET id = lower(hex(randomblob(16)))
+                WHERE NOT EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = '\(log)')
+                """,
                 """
                 CREATE TABLE IF NOT EXISTS main.\(log) (
                     position INTEGER PRIMARY KEY,
@@ -106,10 +123,21 @@ extension SQLiteDialect {
                     key TEXT NOT NULL,
                     recorded REAL NOT NULL)
                 """,
-                "CREATE TABLE IF NOT EXISTS main.\(horizon) (id TEXT NOT NULL, purged_position INTEGER NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS main.\(recorded) (name TEXT PRIMARY KEY) WITHOUT ROWID",
                 """
                 INSERT INTO main.\(horizon) (id, purged_position)
                 SELECT lower(hex(randomblob(16))), 0 WHERE NOT EXISTS (SELECT 1 FROM main.\(horizon))
+                """,
+                // Whoever deletes the log's rows: every deleted position moves the horizon, and
+                // the newest comes back marked purged (the next position follows it).
+                """
+                CREATE TRIGGER IF NOT EXISTS main.modelstore_history_deleted AFTER DELETE ON \(log)
+                BEGIN
+                    UPDATE \(horizon) SET purged_position = max(purged_position, OLD.position);
+                    INSERT INTO \(log) (position, table_name, operation, key, recorded)
+                    SELECT OLD.position, OLD.table_name, -1, '[]', OLD.recorded
+                    WHERE OLD.position > coalesce((SELECT max(position) FROM \(log)), 0);
+                END
                 """,
             ],
             triggersCurrent: { table, keyColumns in
@@ -122,7 +150,11 @@ extension SQLiteDialect {
             triggerNames:
                 "SELECT name FROM main.sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name GLOB 'modelstore_history_*'",
             dropTrigger: { name, _ in "DROP TRIGGER IF EXISTS main.\(quoted(name))" },
-            makeTriggers: { table, keyColumns in triggers(table: table, keyColumns: keyColumns).map(\.sql) },
+            makeTriggers: { table, keyColumns in
+                triggers(table: table, keyColumns: keyColumns).map(\.sql) + [
+                    "INSERT OR IGNORE INTO main.\(recorded) (name) VALUES ('\(table.replacingOccurrences(of: "'", with: "''"))')"
+                ]
+            },
             now: """
                 SELECT id, NULL, max(purged_position, coalesce((SELECT max(position) FROM main.\(log)), 0))
                 FROM main.\(horizon)
@@ -142,26 +174,15 @@ extension SQLiteDialect {
                 """,
             unknownRows: """
                 INSERT INTO main.\(log) (table_name, operation, key, recorded)
-                SELECT ?1, 0, '[]', \(now)
-                WHERE coalesce(
-                    (SELECT operation <> 0 FROM main.\(log) WHERE table_name = ?1 AND operation >= 0 ORDER BY position DESC LIMIT 1), 0)
+                SELECT ?1, 0, '[]', \(now) WHERE EXISTS (SELECT 1 FROM main.\(recorded) WHERE name = ?1)
                 """,
             purge: [
+                // (The log's triggers keep the newest change, marked purged, and move the horizon.)
                 """
-                UPDATE main.\(horizon) SET purged_position = max(purged_position,
-                    coalesce((SELECT max(position) FROM main.\(log) WHERE recorded < ?1), 0))
+                SELECT count(*) FROM main.\(log)
+                WHERE position <= (SELECT max(position) FROM main.\(log) WHERE recorded < ?1) AND operation >= 0
                 """,
-                """
-                DELETE FROM main.\(log) WHERE position <= (SELECT purged_position FROM main.\(horizon))
-                    AND position < (SELECT max(position) FROM main.\(log))
-                """,
-                "SELECT changes()",
-                // The newest change stays, marked purged: the next position follows it.
-                """
-                UPDATE main.\(log) SET operation = -1
-                WHERE position <= (SELECT purged_position FROM main.\(horizon)) AND operation >= 0
-                """,
-                "SELECT changes()",
+                "DELETE FROM main.\(log) WHERE position <= (SELECT max(position) FROM main.\(log) WHERE recorded < ?1)",
             ],
             keyValue: { text, type in
                 guard let text else { return .null }

@@ -186,8 +186,16 @@ struct TableRebuild {
     /// Runs the procedure; `fill` copies the rows into the table named `TableRebuild.temporaryName`.
     func run(fill: () throws -> Void) throws {
         // The copy changes records without the history's triggers (a transform, values given):
-        // where the table keeps history, a change of unknown rows says so.
-        for name in Set([source, table.tableName]) { try SchemaMigrator.recordRewrite(ofTable: name, on: connection) }
+        // where the table keeps history, a change of unknown rows says so, and the new table
+        // records its changes from the step on.
+        let names = Set([source, table.tableName])
+        defer { connection.historyGapsRecorded.subtract(names.map { $0.lowercased() }) }
+        for name in names { try SchemaMigrator.recordRewrite(ofTable: name, on: connection) }
+        try copy(fill: fill)
+        if table.keepsHistory { try SchemaMigrator.prepareHistory(table, on: connection) }
+    }
+
+    private func copy(fill: () throws -> Void) throws {
         if let catalog = connection.dialect.rebuildCatalog { return try run(catalog, fill: fill) }
         // The full-text index refers to rows by rowid, which the copy may renumber, and its
         // triggers name the old table: it is dropped here and made again by `prepare` below.

@@ -15,10 +15,12 @@ extension SchemaMigrator {
         let current = history.triggersCurrent(table.tableName, keys)
         guard try connection.scalar(current.sql, current.values) == nil else { return }
         try dropHistoryTriggers(ofTable: table.tableName, on: connection)
-        // The history has changes of the table and its triggers were missing or out of date
-        // (dropped with the table, renamed behind the store's back): changes may have gone
-        // unrecorded, which a consumer learns as a change of unknown rows.
-        try connection.execute(history.unknownRows, [.text(table.tableName)])
+        // The table was recorded before and its triggers were missing or out of date (dropped
+        // with the table or by `stopHistory`, renamed behind the store's back): changes may
+        // have gone unrecorded, which a consumer learns as a change of unknown rows.
+        if !connection.historyGapsRecorded.contains(table.tableName.lowercased()) {
+            try connection.execute(history.unknownRows, [.text(table.tableName)])
+        }
         for sql in history.makeTriggers(table.tableName, keys) { try connection.execute(sql) }
     }
 
@@ -34,10 +36,11 @@ extension SchemaMigrator {
 }
 
 extension SchemaMigrator {
-    /// After a migration step rewrote `tableName` (a rebuild, a transform), whose records
-    /// changed without their triggers: a change of unknown rows, where the table keeps history.
+    /// Before a migration step rewrites `tableName` (a rebuild, a transform), whose records
+    /// change without their triggers: a change of unknown rows, where the table was recorded.
     static func recordRewrite(ofTable tableName: String, on connection: Connection) throws {
         guard try History.logExists(on: connection) else { return }
         try connection.execute(connection.dialect.history.unknownRows, [.text(tableName)])
+        connection.historyGapsRecorded.insert(tableName.lowercased())
     }
 }

@@ -99,7 +99,7 @@ extension ModelStore {
     /// server, another store purging at the same moment) is no failure of any call: the
     /// next one due tries again.
     func purgeHistoryIfDue() {
-        guard let retention = configuration.historyRetention, retention.isFinite, retention >= 0 else { return }
+        guard let retention = configuration.historyRetention, retention.isFinite, retention > 0 else { return }
         let now = Date()
         let due = lastHistoryPurge.withLock { last -> Bool in
             guard now.timeIntervalSince(last) >= min(3600, retention / 10) else { return false }

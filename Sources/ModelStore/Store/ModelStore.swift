@@ -65,10 +65,13 @@ public final class ModelStore: Sendable {
         /// makes reads throw `.invalidQuery`; `.infinity` is no limit.
         public var readTimeLimit: TimeInterval?
         /// How long, in seconds, the durable history keeps a change (`StoredModel.keepsHistory`):
-        /// the store purges older ones after a write commits, at most once every tenth of this
-        /// (and at least once an hour), on its writer between transactions, as
-        /// `purgeHistory(olderThan:)` does. A consumer further behind is refused with
-        /// `.historyPurged`. Default: nil, changes are kept until `purgeHistory(olderThan:)`.
+        /// after a write commits, the store purges older ones on its writer between
+        /// transactions, as `purgeHistory(olderThan:)` does — when a tenth of this (an hour at
+        /// most) has passed since its last purge. A purge that fails (a busy server) is tried
+        /// again when the next one is due; no call fails for it. A consumer further behind is refused
+        /// with `.historyPurged`. Default: nil, changes are kept until
+        /// `purgeHistory(olderThan:)`; a value that is not a positive number of seconds purges
+        /// nothing.
         ///
         /// ```swift
         /// let store = try ModelStore(path: path, configuration: .init(historyRetention: 30 * 24 * 3600))
