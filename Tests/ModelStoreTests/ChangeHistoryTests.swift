@@ -208,12 +208,21 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
     }
 
     @Test(arguments: Backend.available)
-    func aPurgedOrForeignTokenIsRefusedByName(_ backend: Backend) throws {
+    func aPurgedOrForeignTokenIsRefusedByName(_ backend: Backend) async throws {
         let test = try TestStore(backend)
         let store = test.store
-        _ = try Voucher.save([Voucher(id: 1, total: 1), Voucher(id: 2, total: 2)], in: store)
-        let old = try store.historyToken()
-        Thread.sleep(forTimeInterval: 2.5)
+        func first() throws -> HistoryToken {
+            _ = try Voucher.save([Voucher(id: 1, total: 1), Voucher(id: 2, total: 2)], in: store)
+            return try store.historyToken()
+        }
+        let old = try first()
+        // (Awaited, not slept: a blocked thread of the test pool holds up the other tests.)
+        try await Task.sleep(nanoseconds: 2_500_000_000)
+        try then(old, backend: backend, test: test)
+    }
+
+    private func then(_ old: HistoryToken, backend: Backend, test: TestStore) throws {
+        let store = test.store
         try Voucher(id: 3, total: 3).save(in: store)
         let recent = try store.historyToken()
         // Nothing is older than an hour: nothing goes.
@@ -345,24 +354,33 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
     /// A store configured with a retention purges older changes after its writes, on its
     /// own: a consumer further behind is refused, the newer changes stay.
     @Test(arguments: Backend.available)
-    func aStoreWithARetentionPurgesOlderChangesAfterItsWrites(_ backend: Backend) throws {
+    func aStoreWithARetentionPurgesOlderChangesAfterItsWrites(_ backend: Backend) async throws {
         let test = try TestStore(backend, configuration: .init(historyRetention: 1))
         let store = test.store
-        try Voucher(id: 1, total: 1).save(in: store)
-        Thread.sleep(forTimeInterval: 1.5)
+        func save(_ id: Int64) throws { try Voucher(id: id, total: 2).save(in: store) }
+        func readFromTheBeginning() throws -> ModelStoreError? {
+            do {
+                _ = try store.history(since: .beginning)
+                return nil
+            } catch let error as ModelStoreError {
+                return error
+            }
+        }
+        try save(1)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
         // Each write after a tenth of the retention purges (a read waits for the purge its
         // write scheduled, as for any earlier write); on a server, until no other transaction
         // older than the first change still runs.
         var refused: ModelStoreError?
         for id in Int64(2)...60 where refused == nil {
-            try Voucher(id: id, total: 2).save(in: store)
-            do {
-                _ = try store.history(since: .beginning)
-                Thread.sleep(forTimeInterval: 0.15)
-            } catch let error as ModelStoreError {
-                refused = error
-            }
+            try save(id)
+            refused = try readFromTheBeginning()
+            if refused == nil { try await Task.sleep(nanoseconds: 150_000_000) }
         }
+        try check(refused, backend: backend, store: store)
+    }
+
+    private func check(_ refused: ModelStoreError?, backend: Backend, store: ModelStore) throws {
         let stored = Int64(try Voucher.count(in: store))
         if backend == .postgres, refused == nil {
             // A server's purge keeps changes of transactions newer than the oldest one still
