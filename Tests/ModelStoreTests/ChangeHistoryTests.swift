@@ -248,7 +248,8 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         let removedAgain = try purge(store, olderThan: 0, expecting: 1)
         #expect(removedAgain == 1 || (backend == .postgres && removedAgain == 0))
         let fresh = try store.historyToken()
-        for token in [old, HistoryToken.beginning] {
+        // (`old` had read the first two: it misses something only once the third went.)
+        for token in removedAgain == 1 ? [old, HistoryToken.beginning] : [HistoryToken.beginning] {
             let error = try #require(throws: ModelStoreError.self) { try store.history(since: token) }
             #expect(error.code == .historyPurged)
             #expect(error.message.contains("purged"))
@@ -464,7 +465,12 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         #expect(error.code == .historyPurged)
         let now = try store.historyToken()
         try Voucher(id: 9, total: 1).save(in: store)
-        #expect(try store.history(since: now).changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(9)])])
+        do {
+            #expect(try store.history(since: now).changes.map(Seen.init) == [Seen("Voucher", .insert, [.integer(9)])])
+        } catch let error as ModelStoreError where backend == .postgres && error.code == .historyPurged {
+            // Documented: on a server, a token read while a transaction older than the deleted
+            // changes still ran (another test's, on the shared server) is refused too.
+        }
     }
 
     /// Purges running while a consumer reads page after page: every page is whole — the
@@ -480,7 +486,12 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         let stop = Flag()
         let purges = DispatchSemaphore(value: 0)
         Thread {
-            while !stop.isSet { _ = try? writer.purgeHistory(olderThan: 0) }
+            // (Every few milliseconds: a tight loop of server transactions starves the other
+            // tests running beside this one on two cores.)
+            while !stop.isSet {
+                _ = try? writer.purgeHistory(olderThan: 0)
+                Thread.sleep(forTimeInterval: 0.005)
+            }
             purges.signal()
         }.start()
         var token = start
