@@ -241,8 +241,8 @@
             guard let row = result.rows.first, row.count == 4, case .integer(let oid) = row[0], case .text(let columns) = row[1],
                 case .text(let types) = row[2]
             else { return nil }
-            let keyColumns = Self.strings(inArray: columns)?.compactMap { $0 } ?? []
-            let recorded = Recorded(oid: oid, columns: keyColumns, types: Self.strings(inArray: types)?.compactMap { $0 } ?? [])
+            let keyColumns = JSONTextArray.strings(columns)?.compactMap { $0 } ?? []
+            let recorded = Recorded(oid: oid, columns: keyColumns, types: JSONTextArray.strings(types)?.compactMap { $0 } ?? [])
             guard case .text(let arguments) = row[3] else { return (recorded, false, false) }
             return (recorded, true, arguments == Self.triggerArguments(keyColumns))
         }
@@ -344,7 +344,7 @@
                 guard row.count == 4, case .text(let name) = row[0], case .integer(let oid) = row[1],
                     case .text(let arguments) = row[2], case .text(let key) = row[3]
                 else { continue }
-                if arguments == Self.triggerArguments(Self.strings(inArray: key)?.compactMap { $0 } ?? []) { present[name] = oid }
+                if arguments == Self.triggerArguments(JSONTextArray.strings(key)?.compactMap { $0 } ?? []) { present[name] = oid }
             }
             for (name, table) in recorded where present[name] != table.oid {
                 recorded[name] = nil
@@ -436,7 +436,7 @@
         /// when a column they asked for is not recorded.
         private func key(_ json: String, of table: String) -> [SQLValue] {
             guard let wanted = wanted[table], !wanted.keyColumns.isEmpty, let recorded = recorded[table],
-                let texts = Self.strings(inArray: json), texts.count == recorded.columns.count
+                let texts = JSONTextArray.strings(json), texts.count == recorded.columns.count
             else { return [] }
             var key: [SQLValue] = []
             key.reserveCapacity(wanted.keyColumns.count)
@@ -445,11 +445,6 @@
                 key.append(Self.value(texts[index], type: index < recorded.types.count ? recorded.types[index] : "text"))
             }
             return key
-        }
-
-        /// The strings (or nulls) of a JSON array (`JSONTextArray`).
-        static func strings(inArray json: String) -> [String?]? {
-            JSONTextArray.strings(json)
         }
 
         /// A key column's text (`column::text`, as the triggers write it) as the driver reads
