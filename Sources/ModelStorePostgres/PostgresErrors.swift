@@ -61,6 +61,10 @@
                 return .backend(
                     .schemaMismatch, drift.explanation + " (\(message))", message: message, state: state, sql: sql, column: drift.column,
                     suggestion: drift.suggestion)
+            case "22P02" where message.contains("type json"):
+                return .backend(
+                    .decodingFailed, ModelStoreError.notJSON(message), message: message, state: state, sql: sql, column: column,
+                    suggestion: ModelStoreError.notJSONSuggestion)
             case "42804", "22P02":
                 // A table, column or type that is not what the store checked: changed behind its back.
                 code = .schemaMismatch

@@ -311,6 +311,13 @@ extension ModelStoreError {
             error.sql = sql
             return error
         }
+        if resultCode & 0xFF == SQLITE_ERROR, message == "malformed JSON" {
+            var error = ModelStoreError(.decodingFailed, Self.notJSON(message ?? ""), model: model, suggestion: Self.notJSONSuggestion)
+            error.sqliteCode = resultCode
+            error.sqliteMessage = message
+            error.sql = sql
+            return error
+        }
         if resultCode & 0xFF == SQLITE_ERROR, let message, let drift = SchemaDrift(message) {
             var error = ModelStoreError(
                 .schemaMismatch, drift.explanation, model: model, column: drift.column, suggestion: drift.suggestion)
@@ -325,6 +332,17 @@ extension ModelStoreError {
         error.sql = sql
         return error
     }
+}
+
+extension ModelStoreError {
+    /// What a statement that reached inside a JSON-stored value says when a stored value of
+    /// it is not JSON (another program wrote it): the database's words are `detail`.
+    package static func notJSON(_ detail: String) -> String {
+        "A value stored in a JSON-stored property is not JSON (\(detail)), so a condition or ordering that reaches inside it cannot read it: another program wrote it. Nothing was changed."
+    }
+
+    package static let notJSONSuggestion =
+        "Find the record with a condition on its other properties and save it again, or correct the stored text."
 }
 
 /// A table or column that the store's SQL names and the database no longer has: another

@@ -134,6 +134,9 @@ package protocol SQLDialect: Sendable {
     func byteOrderCollation(forDeclaredType declaredType: String) -> String
     /// How the backend keeps and reads the durable history (see `HistorySQL`).
     var history: HistorySQL { get }
+    /// How conditions and orderings reach inside JSON-stored values (see `JSONPathSQL`),
+    /// where `capabilities.conditionsInsideJSON`.
+    var json: any JSONPathSQL { get }
 }
 
 /// The queries with which a migration step's `rebuild` and `transform` read a table they
@@ -197,7 +200,7 @@ package struct BackendCapabilities: Sendable {
     package var observesChanges: Bool
     /// Foundation `#Predicate`s translate to this backend's functions.
     package var translatesPredicates: Bool
-    /// Conditions and orderings reach inside JSON-stored values (`json_extract`, `json_each`).
+    /// Conditions and orderings reach inside JSON-stored values (`SQLDialect.json`).
     package var conditionsInsideJSON: Bool
     /// Full-text search (an FTS5 index kept by triggers).
     package var fullTextSearch: Bool
@@ -327,4 +330,5 @@ struct SQLiteDialect: SQLDialect {
     func nullsOrder(descending: Bool) -> String { "" }
     func byteOrderCollation(forDeclaredType declaredType: String) -> String { "" }
     var history: HistorySQL { Self.history }
+    var json: any JSONPathSQL { SQLiteJSONPaths() }
 }

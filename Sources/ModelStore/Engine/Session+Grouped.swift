@@ -11,6 +11,13 @@ extension Session {
         var groupSQL: [String] = []
         for group in query.groups {
             let sql = try compiler.expression(group)
+            if !group.path.isEmpty, !compiler.dialect.json.selectsValues {
+                throw ModelStoreError(
+                    .unsupported,
+                    "The grouped query on \(table.modelName) groups by '\(group.described)', a value inside a JSON-stored property, which \(compiler.dialect.name) compares and orders but cannot select as a group's value.",
+                    model: table.modelName, column: group.described,
+                    suggestion: "Group by a stored property of \(table.modelName), or group the records in Swift.")
+            }
             let name = group.path.last ?? group.name
             guard named.updateValue(sql, forKey: name) == nil else {
                 throw ModelStoreError(

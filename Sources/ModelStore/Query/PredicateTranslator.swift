@@ -793,8 +793,8 @@ extension PredicateTranslator {
         guard let position = compiler.table.layout.position(of: reference.name), compiler.table.columns[position].isJSON else {
             throw unsupported(expression, "\(reference.described) is not stored as a JSON array")
         }
-        guard !reference.path.isEmpty else { return "json_each(\(base))" }
-        return "json_each(\(base), '\(try QueryCompiler.jsonPath(reference.path, table: compiler.table, reference: reference))')"
+        try QueryCompiler.checkJSONPath(reference.path, table: compiler.table, reference: reference)
+        return compiler.dialect.json.elements(of: base, at: reference.path).source
     }
 }
 

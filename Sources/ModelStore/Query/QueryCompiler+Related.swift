@@ -134,8 +134,9 @@ extension QueryCompiler {
         return SQLFragment("(SELECT \(value) FROM \(target.aliasedTable) WHERE \(matched) LIMIT 1)")
     }
 
-    /// `EXISTS (SELECT 1 FROM json_each(column) WHERE value = ?)`: the JSON-stored array (or
-    /// set) holds an element equal to `value`. A NULL or empty array holds none.
+    /// `EXISTS (SELECT 1 FROM json_each(column) WHERE value = ?)` on SQLite (the backend's
+    /// `JSONPathSQL.elements` elsewhere): the JSON-stored array (or set) holds an element
+    /// equal to `value`. A NULL or empty array holds none.
     func arrayContains(_ reference: ColumnReference, _ value: SQLValue) throws -> SQLFragment {
         let base = try column(ColumnReference(name: reference.name))
         let position = table.layout.position(of: reference.name)!
@@ -148,14 +149,15 @@ extension QueryCompiler {
         if !dialect.capabilities.conditionsInsideJSON {
             throw ModelStoreError(
                 .unsupported,
-                "\(table.modelName).\(reference.described) is a JSON-stored array; looking inside one is SQLite's json_each, on SQLite only for now.",
+                "\(table.modelName).\(reference.described) is a JSON-stored array, which conditions on \(dialect.name) cannot look inside.",
                 model: table.modelName, column: reference.described, value: value.description,
                 suggestion: "Store the elements as a to-many relationship, or filter the records in Swift.")
         }
-        let source =
-            reference.path.isEmpty
-            ? "json_each(\(base))" : "json_each(\(base), '\(try Self.jsonPath(reference.path, table: table, reference: reference))')"
-        return SQLFragment("EXISTS (SELECT 1 FROM \(source) WHERE value = ?)", [value])
+        try Self.checkJSONPath(reference.path, table: table, reference: reference)
+        let elements = dialect.json.elements(of: base, at: reference.path)
+        let operand = dialect.json.operand(value)
+        return SQLFragment(
+            "EXISTS (SELECT 1 FROM \(elements.source) WHERE \(elements.element) = \(operand.sql))", operand.values)
     }
 
     /// `a` for one column, `(a, b)` for several (SQLite's row values).

@@ -79,9 +79,24 @@ struct QueryCompiler {
     }
 
     /// The SQL value a condition or ordering compares: the column, or for a key path into a
-    /// JSON-stored property, `json_extract(column, '$."city"')` — the value at that path.
+    /// JSON-stored property, the value at that path (`json_extract(column, '$."city"')` on
+    /// SQLite; see `JSONPathSQL`).
     func expression(_ reference: ColumnReference) throws -> String {
         guard !reference.path.isEmpty else { return try column(reference) }
+        return dialect.json.value(of: try jsonColumn(reference), at: reference.path)
+    }
+
+    /// What a text match (`contains`, `hasPrefix`, `LIKE`) reads: the column, or the text of
+    /// the value at a key path into a JSON-stored property.
+    func textExpression(_ reference: ColumnReference) throws -> String {
+        guard !reference.path.isEmpty else { return try column(reference) }
+        return dialect.json.text(of: try jsonColumn(reference), at: reference.path)
+    }
+
+    /// The column a key path into a JSON-stored property reaches into, once the path is
+    /// checked: the property is stored as JSON, is not a relationship, and each name of the
+    /// path can be spelled.
+    private func jsonColumn(_ reference: ColumnReference) throws -> String {
         if table.relationships.contains(where: { $0.property == reference.name }) {
             throw ModelStoreError(
                 .invalidQuery,
@@ -106,7 +121,16 @@ struct QueryCompiler {
                 "\(table.modelName).\(reference.name) is not stored as JSON, so a condition cannot reach '\(reference.described)' inside it.",
                 model: table.modelName, column: reference.described)
         }
-        return "json_extract(\(base), '\(try Self.jsonPath(reference.path, table: table, reference: reference))')"
+        try Self.checkJSONPath(reference.path, table: table, reference: reference)
+        return base
+    }
+
+    /// What a condition on `reference` compares with for `value`: a placeholder, or for a
+    /// key path into a JSON-stored value, the backend's operand (`JSONPathSQL.operand`).
+    func operand(_ value: SQLValue, for reference: ColumnReference) -> SQLFragment {
+        guard !reference.path.isEmpty else { return SQLFragment("?", [value]) }
+        let operand = dialect.json.operand(value)
+        return SQLFragment(operand.sql, operand.values)
     }
 
     /// ` COLLATE modelstore_decimal` for a column that holds a `Decimal` (its exact text, which
@@ -123,9 +147,9 @@ struct QueryCompiler {
         return column.holdsDecimal ? " COLLATE " + DecimalCollation.name : ""
     }
 
-    /// `$."a"."b"`: each property quoted, so names with dots or brackets stay one label.
-    static func jsonPath(_ components: [String], table: TableDescription, reference: ColumnReference) throws -> String {
-        var path = "$"
+    /// Refuses a property name inside a JSON-stored value that no backend's path can spell
+    /// as one label (a quote, a backslash, a control character).
+    static func checkJSONPath(_ components: [String], table: TableDescription, reference: ColumnReference) throws {
         for component in components {
             guard !component.contains(where: { $0 == "\"" || $0 == "'" || $0 == "\\" || $0.asciiValue.map { $0 < 0x20 } == true }) else {
                 throw ModelStoreError(
@@ -133,9 +157,7 @@ struct QueryCompiler {
                     "The property name '\(component)' inside \(table.modelName).\(reference.name) cannot be written as a JSON path.",
                     model: table.modelName, column: reference.described)
             }
-            path += ".\"" + component + "\""
         }
-        return path
     }
 
     // MARK: Clauses
@@ -229,24 +251,39 @@ struct QueryCompiler {
         switch node {
         case .compare(let reference, let op, let value):
             let collation = op == .equal || op == .notEqual ? "" : orderingCollation(for: reference)
+            let operand = operand(try bound([value], for: reference)[0], for: reference)
             if op == .notEqual, dialect.capabilities.notEqualAsDistinct {
-                return SQLFragment(dialect.distinct(try expression(reference), "?"), try bound([value], for: reference))
+                return SQLFragment(dialect.distinct(try expression(reference), operand.sql), operand.values)
             }
-            return SQLFragment("\(try expression(reference))\(collation) \(op.rawValue) ?", try bound([value], for: reference))
+            return SQLFragment("\(try expression(reference))\(collation) \(op.rawValue) \(operand.sql)", operand.values)
         case .isNull(let reference, let negated):
             return SQLFragment("\(try expression(reference)) IS \(negated ? "NOT " : "")NULL")
         case .membership(let reference, let values, let negated):
-            return try membership(expression(reference), bound(values, for: reference), negated: negated)
+            let values = try bound(values, for: reference)
+            if !reference.path.isEmpty, !values.isEmpty {
+                let operands = values.map { operand($0, for: reference) }
+                if let sql = dialect.json.membership(try expression(reference), operands.map(\.sql), negated: negated) {
+                    guard values.count <= Self.maximumListParameters else {
+                        throw ModelStoreError(
+                            .invalidQuery,
+                            "An IN list of \(values.count) values inside \(table.modelName).\(reference.described) holds more than \(Self.maximumListParameters).",
+                            model: table.modelName, column: reference.described, suggestion: "Split the list into several queries.")
+                    }
+                    return SQLFragment(sql, operands.flatMap(\.values))
+                }
+            }
+            return try membership(expression(reference), values, negated: negated)
         case .between(let reference, let lower, let upper, let negated):
+            let bounds = try bound([lower, upper], for: reference).map { operand($0, for: reference) }
             return SQLFragment(
-                "\(try expression(reference))\(orderingCollation(for: reference)) \(negated ? "NOT " : "")BETWEEN ? AND ?",
-                try bound([lower, upper], for: reference))
+                "\(try expression(reference))\(orderingCollation(for: reference)) \(negated ? "NOT " : "")BETWEEN \(bounds[0].sql) AND \(bounds[1].sql)",
+                bounds[0].values + bounds[1].values)
         case .text(let reference, let match, let text, let caseInsensitive):
             if !dialect.capabilities.textHoldsNUL {
                 try Self.refuseNUL(
                     in: [.text(text)], model: table.modelName, column: reference.name, code: .invalidQuery, backend: dialect.name)
             }
-            return try textMatch(try expression(reference), match, text, caseInsensitive: caseInsensitive)
+            return try textMatch(try textExpression(reference), match, text, caseInsensitive: caseInsensitive)
         case .translated(let translate):
             if !dialect.capabilities.translatesPredicates {
                 throw ModelStoreError(

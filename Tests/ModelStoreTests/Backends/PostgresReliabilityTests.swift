@@ -434,7 +434,6 @@
             #expect(refused { try BKSearchable(id: 1, title: "x").save(in: store) })
             #expect(refused { try BKCollated(id: 1, email: "A@x.org").save(in: store) })
             #expect(refused { try store.backup(to: NSTemporaryDirectory() + "never-\(UUID().uuidString).sqlite") })
-            #expect(refused { _ = try BKSnack.count(where: .contains(\.tags, "a"), in: store) })
             #expect(refused { _ = try BKSnack.findAll(where: #Predicate { $0.snackId > 1 }, in: store) })
             #expect(
                 refused {

@@ -53,9 +53,8 @@ private struct CovQuiet: StoredModel, SaveCallbacks, DeleteCallbacks, Equatable 
         return test
     }
 
-    // SQLite only until PostgreSQL answers the same: looking inside a JSON-stored value (json_each, json_extract) throws .unsupported on PostgreSQL.
-    @Test func everyRelatedConditionFormSelectsTheRightRecords() throws {
-        let test = try store(.sqlite)
+    @Test(arguments: Backend.available) func everyRelatedConditionFormSelectsTheRightRecords(_ backend: Backend) throws {
+        let test = try store(backend)
         let ids = { (condition: Condition<CovShelf>) in try CovShelf.findAll(where: condition, loading: .none, in: test.store).map(\.id) }
         #expect(try ids(.any(\.books)) == [1])
         #expect(try ids(.any(\.books, \.title == "B")) == [1])

@@ -1,0 +1,272 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// A value JSON holds as a number, a string, a Boolean or `null`, as another program may
+/// write into one property: the rule across kinds is SQLite's `json_extract`'s.
+private enum Loose: Codable, Sendable, Hashable, SQLValueConvertible {
+    case number(Double)
+    case text(String)
+    case flag(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .flag(flag)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .text(try container.decode(String.self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let number): try container.encode(number)
+        case .text(let text): try container.encode(text)
+        case .flag(let flag): try container.encode(flag)
+        case .null: try container.encodeNil()
+        }
+    }
+
+    var sqlValue: SQLValue {
+        switch self {
+        case .number(let number): .real(number)
+        case .text(let text): .text(text)
+        case .flag(let flag): .integer(flag ? 1 : 0)
+        case .null: .null
+        }
+    }
+
+    init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .real(let number): self = .number(number)
+        case .integer(let number): self = .number(Double(number))
+        case .text(let text): self = .text(text)
+        default: self = .null
+        }
+    }
+
+    /// How SQLite's json_extract compares and orders the value: numbers (a Boolean is 1 or 0)
+    /// before texts, each by value, texts by their bytes; nil for JSON null.
+    var key: (rank: Int, number: Double, bytes: [UInt8])? {
+        switch self {
+        case .number(let number): (1, number, [])
+        case .flag(let flag): (1, flag ? 1 : 0, [])
+        case .text(let text): (2, 0, Array(text.utf8))
+        case .null: nil
+        }
+    }
+
+    /// The text a text match reads: a whole number as an integer, a Boolean as 1 or 0.
+    var text: String? {
+        switch self {
+        case .number(let number): number == number.rounded() ? String(Int64(number)) : "\(number)"
+        case .flag(let flag): flag ? "1" : "0"
+        case .text(let text): text
+        case .null: nil
+        }
+    }
+}
+
+private func order(_ left: (rank: Int, number: Double, bytes: [UInt8]), _ right: (rank: Int, number: Double, bytes: [UInt8])) -> Int {
+    if left.rank != right.rank { return left.rank < right.rank ? -1 : 1 }
+    if left.number != right.number { return left.number < right.number ? -1 : 1 }
+    if left.bytes == right.bytes { return 0 }
+    return left.bytes.lexicographicallyPrecedes(right.bytes) ? -1 : 1
+}
+
+private struct Shape: Codable, Sendable, Equatable {
+    var v: Loose?
+    var n: Int64?
+    var d: Double?
+}
+
+private struct Probe: StoredModel, Equatable {
+    var id: Int64
+    var shape: Shape
+    var home: Dock?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<Probe>] = [.toOne(\.home)]
+}
+
+private struct Dock: StoredModel, Equatable {
+    var id: Int64
+    var info: Shape
+    static let primaryKey = ["id"]
+}
+
+private struct GroupCount: Decodable, Sendable {
+    var count: Int
+}
+
+/// Conditions and orderings inside JSON-stored values give SQLite's answers on every backend:
+/// each is checked against the rule worked out in Swift, over values of every JSON kind,
+/// including a property another program filled with numbers, texts, Booleans and nulls.
+@Suite struct InsideJSONRuleTests {
+    private static let values: [Loose?] = [
+        nil, Loose.null, .number(-1.5), .number(0), .number(1), .number(2), .number(10), .flag(true), .flag(false),
+        .text("10"), .text("9"), .text("Zebra"), .text("apple"), .text("Émile"), .text("éclair"), .text(""),
+        .text("a\"b'c"), .text("👍🏽"),
+    ]
+
+    private func probes(_ backend: Backend) throws -> (TestStore, [Probe]) {
+        let test = try TestStore(backend)
+        let probes = Self.values.enumerated().map { offset, value in
+            Probe(id: Int64(offset + 1), shape: Shape(v: value))
+        }
+        try Probe.save(probes, in: test.store)
+        return (test, probes)
+    }
+
+    private func ids(_ condition: Condition<Probe>, _ test: TestStore) throws -> [Int64] {
+        try Probe.findAll(where: condition, in: test.store).map(\.id)
+    }
+
+    private func expected(_ probes: [Probe], _ rule: (Loose?) -> Bool) -> [Int64] {
+        probes.filter { rule($0.shape.v) }.map(\.id)
+    }
+
+    @Test(arguments: Backend.available) func everyComparisonAcrossJSONKindsAnswersAsSQLitesRule(_ backend: Backend) throws {
+        let (test, probes) = try probes(backend)
+        func key(_ value: Loose?) -> (rank: Int, number: Double, bytes: [UInt8])? { value.flatMap(\.key) }
+        for case let operand? in Self.values {
+            guard let right = operand.key else { continue }
+            let label = "\(operand)"
+            #expect(try ids(\.shape.v == operand, test) == expected(probes) { key($0).map { order($0, right) == 0 } ?? false }, "\(label)")
+            #expect(try ids(\.shape.v != operand, test) == expected(probes) { key($0).map { order($0, right) != 0 } ?? true }, "\(label)")
+            #expect(try ids(\.shape.v < operand, test) == expected(probes) { key($0).map { order($0, right) < 0 } ?? false }, "\(label)")
+            #expect(try ids(\.shape.v <= operand, test) == expected(probes) { key($0).map { order($0, right) <= 0 } ?? false }, "\(label)")
+            #expect(try ids(\.shape.v > operand, test) == expected(probes) { key($0).map { order($0, right) > 0 } ?? false }, "\(label)")
+            #expect(try ids(\.shape.v >= operand, test) == expected(probes) { key($0).map { order($0, right) >= 0 } ?? false }, "\(label)")
+        }
+        #expect(try ids(.isNull(\.shape.v), test) == expected(probes) { key($0) == nil })
+        let low = Loose.number(0)
+        let high = Loose.text("a")
+        #expect(
+            try ids(.between(\.shape.v, low, high), test)
+                == expected(probes) { key($0).map { order($0, low.key!) >= 0 && order($0, high.key!) <= 0 } ?? false })
+        let list: [Loose] = [.number(1), .text("9"), .flag(false), .text("Émile")]
+        let inList = { (value: Loose?) in key(value).map { left in list.contains { order(left, $0.key!) == 0 } } }
+        #expect(try ids(.in(\.shape.v, list), test) == expected(probes) { inList($0) ?? false })
+        // NOT IN is false for NULL, as SQL's three-valued logic has it on both backends.
+        #expect(try ids(.notIn(\.shape.v, list), test) == expected(probes) { inList($0).map { !$0 } ?? false })
+    }
+
+    @Test(arguments: Backend.available) func orderingAcrossJSONKindsIsSQLitesInBothDirections(_ backend: Backend) throws {
+        let (test, probes) = try probes(backend)
+        func sorted(descending: Bool) -> [Int64] {
+            probes.sorted { left, right in
+                switch (left.shape.v?.key, right.shape.v?.key) {
+                case (nil, nil): return left.id < right.id
+                case (nil, _): return !descending
+                case (_, nil): return descending
+                case (let a?, let b?):
+                    let compared = order(a, b)
+                    return compared == 0 ? left.id < right.id : (descending ? compared > 0 : compared < 0)
+                }
+            }.map(\.id)
+        }
+        #expect(try Probe.order(.ascending(\.shape.v)).findAll(in: test.store).map(\.id) == sorted(descending: false))
+        #expect(try Probe.order(.descending(\.shape.v)).findAll(in: test.store).map(\.id) == sorted(descending: true))
+        // Pages through the same order neither repeat nor skip.
+        var paged: [Int64] = []
+        for page in 0..<5 {
+            paged += try Probe.order(.ascending(\.shape.v)).page(page, rows: 4).findAll(in: test.store).map(\.id)
+        }
+        #expect(paged == sorted(descending: false))
+    }
+
+    @Test(arguments: Backend.available) func textMatchesReadANumberAsSQLiteWritesIt(_ backend: Backend) throws {
+        let (test, probes) = try probes(backend)
+        let text = { (value: Loose?) in value?.text }
+        #expect(try ids(.contains(\.shape.v, "1"), test) == expected(probes) { text($0)?.contains("1") ?? false })
+        #expect(try ids(.hasPrefix(\.shape.v, "É"), test) == expected(probes) { text($0)?.hasPrefix("É") ?? false })
+        #expect(try ids(.hasSuffix(\.shape.v, ".5"), test) == expected(probes) { text($0)?.hasSuffix(".5") ?? false })
+        // Case-insensitive matching folds ASCII letters only, on both backends.
+        #expect(
+            try ids(.contains(\.shape.v, "ZE", caseInsensitive: true), test)
+                == expected(probes) { text($0)?.lowercased().contains("ze") ?? false })
+        #expect(try ids(.contains(\.shape.v, "É", caseInsensitive: true), test) == expected(probes) { text($0)?.contains("É") ?? false })
+        #expect(try ids(.like(\.shape.v, "%b'%"), test) == expected(probes) { text($0)?.contains("b'") ?? false })
+    }
+
+    @Test(arguments: Backend.available) func integersAndDoublesInsideCompareExactly(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let big: Int64 = 9_007_199_254_740_993  // 2^53 + 1: a Double cannot hold it
+        let sum = 0.1 + 0.2
+        try Probe.save(
+            [
+                Probe(id: 1, shape: Shape(n: big, d: sum)), Probe(id: 2, shape: Shape(n: big - 1, d: 0.3)),
+                Probe(id: 3, shape: Shape(n: Int64.max, d: 1e-300)), Probe(id: 4, shape: Shape(n: Int64.min, d: -2.5e300)),
+            ], in: test.store)
+        #expect(try ids(\.shape.n == big, test) == [1])
+        #expect(try ids(\.shape.n > big - 1, test) == [1, 3])
+        #expect(try ids(\.shape.n < 0, test) == [4])
+        #expect(try ids(\.shape.d == sum, test) == [1])
+        #expect(try ids(\.shape.d == 0.3, test) == [2])
+        #expect(try ids(\.shape.d > 0.3, test) == [1])
+        #expect(try ids(\.shape.d < 1e-299, test) == [3, 4])
+        #expect(try Probe.order(.descending(\.shape.n)).findAll(in: test.store).map(\.id) == [3, 1, 2, 4])
+        #expect(try Probe.order(.ascending(\.shape.d)).findAll(in: test.store).map(\.id) == [4, 3, 2, 1])
+        // A list longer than the store writes inline.
+        let many = (0..<1_200).map { Int64?(big - 600 + Int64($0)) }
+        #expect(try ids(.in(\.shape.n, many), test) == [1, 2])
+        #expect(try ids(.notIn(\.shape.n, many), test) == [3, 4])
+    }
+
+    @Test(arguments: Backend.available) func aToOnesJSONValueOrdersAndFiltersItsOwners(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        var probes: [Probe] = []
+        for (offset, city) in [Loose.text("b"), .number(3), .text("A"), .null].enumerated() {
+            var probe = Probe(id: Int64(offset + 1), shape: Shape())
+            probe.home = Dock(id: Int64(offset + 10), info: Shape(v: city))
+            probes.append(probe)
+        }
+        probes.append(Probe(id: 5, shape: Shape()))
+        try Probe.save(probes, in: test.store)
+        // No home and a null value both sort first ascending; then the number, then texts by bytes.
+        #expect(try Probe.order(.ascending(\.home, \.info.v)).findAll(in: test.store).map(\.id) == [4, 5, 2, 3, 1])
+        #expect(try Probe.findAll(where: .related(\.home, \.info.v > Loose.number(5)), in: test.store).map(\.id) == [1, 3])
+    }
+
+    @Test(arguments: Backend.available) func groupingByAValueInsideIsSQLitesAloneAndRefusedByName(_ backend: Backend) throws {
+        let (test, _) = try probes(backend)
+        let grouped = { try Probe.all().grouped(by: \.shape.v).findAll(as: GroupCount.self, .count(), in: test.store) }
+        if backend == .sqlite {
+            #expect(try grouped().count == Self.values.count - 3)  // nil and null; 1 and true; 0 and false
+        } else {
+            let error = #expect(throws: ModelStoreError.self) { _ = try grouped() }
+            #expect(error?.code == .unsupported)
+            #expect(error?.model == "Probe")
+            #expect(error?.column == "shape.v")
+        }
+    }
+
+    @Test(arguments: Backend.available) func countsUpdatesAndDeletesSelectByAValueInsideAsFindsDo(_ backend: Backend) throws {
+        let (test, probes) = try probes(backend)
+        let condition: Condition<Probe> = \.shape.v > Loose.text("Z")
+        let selected = try ids(condition, test)
+        #expect(selected == expected(probes) { $0?.key.map { order($0, Loose.text("Z").key!) > 0 } ?? false })
+        #expect(try Probe.count(where: condition, in: test.store) == selected.count)
+        #expect(try Probe.filter(condition).updateAll(.set(\.shape, to: Shape(v: .text("moved"))), in: test.store) == selected.count)
+        #expect(try ids(\.shape.v == Loose.text("moved"), test) == selected)
+        #expect(try Probe.filter(\.shape.v == Loose.text("moved")).deleteAll(in: test.store) == selected.count)
+        #expect(try Probe.count(in: test.store) == probes.count - selected.count)
+    }
+
+    @Test(arguments: Backend.available) func textThatIsNotJSONFromAnotherProgramFailsTheQueryClearly(_ backend: Backend) throws {
+        let (test, probes) = try probes(backend)
+        _ = try test.store.execute(SQLStatement(#"UPDATE "Probe" SET "shape" = 'not json' WHERE "id" = 3"#))
+        let error = #expect(throws: ModelStoreError.self) { _ = try ids(\.shape.v == Loose.number(1), test) }
+        #expect(error?.code == .decodingFailed)
+        #expect(error?.model == "Probe")
+        #expect(error?.message.contains("is not JSON") == true, "\(error?.message ?? "")")
+        // The other records are still there, and a condition on other columns still reads them.
+        #expect(try Probe.count(where: \.id != 3, in: test.store) == probes.count - 1)
+    }
+}
