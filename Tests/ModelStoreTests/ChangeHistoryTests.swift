@@ -308,7 +308,7 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
 
     @Test(arguments: Backend.available)
     func asyncAndCompletionFormsReadTheSameHistory(_ backend: Backend) async throws {
-        let test = try TestStore(backend)
+        let test = try TestStore(.file, or: backend)
         let store = test.store
         let start = try await store.historyToken()
         _ = try await Voucher.save([Voucher(id: 1, total: 1), Voucher(id: 2, total: 2)], in: store)
@@ -326,6 +326,32 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         }
         // (A server keeps changes of transactions newer than the oldest still running.)
         #expect(removed == 2 || (backend == .postgres && removed == 0))
+        // Every call has its completion form: a token, a purge, a refused age, a stop.
+        let token: HistoryToken = try await withCheckedThrowingContinuation { continuation in
+            store.historyToken { continuation.resume(with: $0) }
+        }
+        let purged: Int = try await withCheckedThrowingContinuation { continuation in
+            store.purgeHistory(olderThan: 3600) { continuation.resume(with: $0) }
+        }
+        #expect(purged == 0)
+        let refused: Result<Int, ModelStoreError> = await withCheckedContinuation { continuation in
+            store.purgeHistory(olderThan: -1) { continuation.resume(returning: $0) }
+        }
+        #expect((try? refused.get()) == nil)
+        let _: Void = try await withCheckedThrowingContinuation { continuation in
+            store.stopHistory(of: Voucher.self) { continuation.resume(with: $0) }
+        }
+        _ = try await store.execute(#"UPDATE "Voucher" SET "total" = 9"#)
+        #expect(try await store.history(since: token).changes.isEmpty, "stopped: raw SQL is not recorded")
+        // The async stop too, after a store prepares the model again (a new store does).
+        let again = try test.another()
+        try await Voucher(id: 3, total: 3).save(in: again)
+        #expect(try await again.history(since: token).changes.map(Seen.init).contains(Seen("Voucher", .insert, [.integer(3)])))
+        try await again.stopHistory(of: Voucher.self)
+        let afterStop = try await again.historyToken()
+        _ = try await again.execute(#"DELETE FROM "Voucher""#)
+        #expect(try await again.history(since: afterStop).changes.isEmpty)
+        try again.close()
     }
 
     /// Another process writes transactions of five records until it is killed: the history

@@ -25,6 +25,17 @@ extension ModelStore {
         return try read { try History.token(on: $0.connection) }
     }
 
+    /// `historyToken()`, delivered later on the store's completion queue.
+    public func historyToken(completion: @escaping @Sendable (Result<HistoryToken, ModelStoreError>) -> Void) {
+        do {
+            try refuseHistoryInsideWrite("historyToken()")
+        } catch {
+            completionQueue.async { completion(.failure(ModelStoreError.wrapping(error))) }
+            return
+        }
+        read({ try History.token(on: $0.connection) }, completion: completion)
+    }
+
     /// `historyToken()` without blocking the calling task.
     /// - Throws: as `historyToken()`.
     public func historyToken() async throws -> HistoryToken {
@@ -105,6 +116,19 @@ extension ModelStore {
         return try write { try History.purge(olderThan: age, on: $0.connection) }
     }
 
+    /// `purgeHistory(olderThan:)`, delivered later on the store's completion queue.
+    public func purgeHistory(
+        olderThan age: TimeInterval, completion: @escaping @Sendable (Result<Int, ModelStoreError>) -> Void
+    ) {
+        do {
+            try History.checkAge(age)
+        } catch {
+            completionQueue.async { completion(.failure(ModelStoreError.wrapping(error))) }
+            return
+        }
+        write({ try History.purge(olderThan: age, on: $0.connection) }, completion: completion)
+    }
+
     /// `purgeHistory(olderThan:)` without blocking the calling task.
     /// - Throws: as `purgeHistory(olderThan:)`.
     @discardableResult
@@ -125,8 +149,25 @@ extension ModelStore {
     /// ```
     /// - Throws: `ModelStoreError` — `.readOnly`, `.busy`, `.closed` or `.noStore`.
     public func stopHistory<M: StoredModel>(of type: M.Type) throws {
-        let table = M.tableName
-        try write { session in
+        try write(Self.stoppingHistory(of: M.tableName))
+    }
+
+    /// `stopHistory(of:)`, delivered later on the store's completion queue.
+    public func stopHistory<M: StoredModel>(
+        of type: M.Type, completion: @escaping @Sendable (Result<Void, ModelStoreError>) -> Void
+    ) {
+        write(Self.stoppingHistory(of: M.tableName), completion: completion)
+    }
+
+    /// `stopHistory(of:)` without blocking the calling task.
+    /// - Throws: as `stopHistory(of:)`.
+    public func stopHistory<M: StoredModel>(of type: M.Type) async throws {
+        try await write(Self.stoppingHistory(of: M.tableName))
+    }
+
+    /// The write that drops `table`'s recording triggers, if the store keeps a history.
+    private static func stoppingHistory(of table: String) -> @Sendable (Session) throws -> Void {
+        { session in
             guard try History.logExists(on: session.connection) else { return }
             try SchemaMigrator.dropHistoryTriggers(ofTable: table, on: session.connection)
         }

@@ -42,6 +42,11 @@ extension Session {
         var set = SQLFragment()
         for (offset, assignment) in assignments.enumerated() {
             let (column, value) = try assignment.resolve(in: table)
+            if !connection.capabilities.textHoldsNUL {
+                try QueryCompiler.refuseNUL(
+                    in: [value], model: table.modelName, column: column.name, code: .invalidQuery, backend: connection.dialect.name,
+                    json: column.isJSON)
+            }
             set.sql += (offset == 0 ? "" : ", ") + quoted(column.name) + " = ?"
             set.values.append(value)
         }

@@ -80,10 +80,19 @@ private func order(_ left: (rank: Int, number: Double, bytes: [UInt8]), _ right:
     return left.bytes.lexicographicallyPrecedes(right.bytes) ? -1 : 1
 }
 
+private struct Inner: Codable, Sendable, Equatable {
+    var aa: Int
+    var b: String
+}
+
 private struct Shape: Codable, Sendable, Equatable {
     var v: Loose?
     var n: Int64?
     var d: Double?
+    var inner: Inner?
+    var amount: Decimal?
+    var big: UInt64?
+    var tags: [String]?
 }
 
 private struct Probe: StoredModel, Equatable {
@@ -268,5 +277,93 @@ private struct GroupCount: Decodable, Sendable {
         #expect(error?.message.contains("is not JSON") == true, "\(error?.message ?? "")")
         // The other records are still there, and a condition on other columns still reads them.
         #expect(try Probe.count(where: \.id != 3, in: test.store) == probes.count - 1)
+    }
+
+    @Test(arguments: Backend.available) func longListsOfTextsAndListsOfNilAnswerAsSQLitesIN(_ backend: Backend) throws {
+        let (test, probes) = try probes(backend)
+        let texts = (0..<600).map { Loose?.some(.text("city \($0)")) } + [.text("Zebra"), .text("Émile")]
+        test.resetSQL()
+        #expect(try ids(.in(\.shape.v, texts), test) == expected(probes) { $0 == .text("Zebra") || $0 == .text("Émile") })
+        if backend == .postgres {
+            // One array parameter, whose keys the server makes once (not once per row).
+            #expect(test.sql.contains { $0.contains("unnest(") }, "\(test.sql)")
+        }
+        #expect(
+            try ids(.notIn(\.shape.v, texts), test)
+                == expected(probes) { value in
+                    value?.key != nil && value != .text("Zebra") && value != .text("Émile")
+                })
+        // A list of nils holds no value: IN finds nothing, and NOT IN nothing either (unknown).
+        #expect(try ids(.in(\.shape.v, [nil]), test).isEmpty)
+        #expect(try ids(.notIn(\.shape.v, [nil, nil]), test).isEmpty)
+        #expect(try ids(.in(\.shape.n, [Int64?.none]), test).isEmpty)
+        // A nil in a list leaves the others unknown: negating the whole condition finds nothing.
+        #expect(try ids(!.in(\.shape.v, [.number(1), nil]), test).isEmpty)
+        #expect(try ids(.in(\.shape.v, [.number(1), nil]), test) == expected(probes) { $0 == .number(1) || $0 == .flag(true) })
+    }
+
+    @Test(arguments: Backend.available) func decimalsAndLargeUnsignedIntegersInsideCompareAsSQLiteReadsThem(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let third = Decimal(1) / Decimal(3)
+        let pi = Decimal(string: "3.14159265358979323846")!
+        try Probe.save(
+            [
+                Probe(id: 1, shape: Shape(amount: third, big: UInt64.max)),
+                Probe(id: 2, shape: Shape(amount: pi, big: UInt64.max - 1)),
+                Probe(id: 3, shape: Shape(amount: 2, big: 7)),
+            ], in: test.store)
+        // SQLite reads a number that is not a 64-bit integer as the Double nearest it.
+        #expect(try ids(\.shape.amount == third, test) == [1])
+        #expect(try ids(\.shape.amount == pi, test) == [2])
+        #expect(try ids(\.shape.amount <= third, test) == [1])
+        #expect(try ids(\.shape.amount > third, test) == [2, 3])
+        #expect(try ids(\.shape.big == 7, test) == [3])
+        // UInt64.max and UInt64.max - 1 are the same Double there: both match either.
+        #expect(try ids(\.shape.big == UInt64.max, test) == [1, 2])
+        #expect(try Probe.order(.descending(\.shape.amount)).findAll(in: test.store).map(\.id) == [2, 3, 1])
+    }
+
+    @Test(arguments: Backend.available) func aWholeNestedValueComparesAsTheJSONTextTheStoreWrote(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let values = [Inner(aa: 10, b: "x"), Inner(aa: 2, b: "y"), Inner(aa: 3, b: "a, b")]
+        try Probe.save(values.enumerated().map { Probe(id: Int64($0 + 1), shape: Shape(inner: $1)) }, in: test.store)
+        let texts = try values.map { String(decoding: try RowEncoder.makeJSONEncoder().encode($0), as: UTF8.self) }
+        let sorted = zip(1...3, texts).sorted { Array($0.1.utf8).lexicographicallyPrecedes(Array($1.1.utf8)) }.map { Int64($0.0) }
+        #expect(try Probe.order(.ascending(\.shape.inner)).findAll(in: test.store).map(\.id) == sorted)
+        #expect(try ids(.hasPrefix(\.shape.inner, "{\"aa\":1"), test) == [1])
+        #expect(try ids(.contains(\.shape.inner, "\"b\":\"a, b\""), test) == [3])
+    }
+
+    @Test(arguments: Backend.available) func anElementOfAnObjectOrAScalarAnotherProgramWroteIsFoundAsOnSQLite(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        try Probe.save((1...4).map { Probe(id: $0, shape: Shape()) }, in: test.store)
+        for (id, tags) in [(1, #"["rock", "pop"]"#), (2, #"{"a": "rock"}"#), (3, #""rock""#), (4, #"[1, true]"#)] {
+            _ = try test.store.execute(
+                SQLStatement(#"UPDATE "Probe" SET "shape" = ? WHERE "id" = ?"#, arguments: [#"{"tags": \#(tags)}"#, Int64(id)]))
+        }
+        // SQLite's json_each walks an array's elements, an object's values and a scalar itself.
+        #expect(try Probe.count(where: .contains(\.shape.tags, "rock"), in: test.store) == 3)
+        #expect(try Probe.filter(.contains(\.shape.tags, "rock")).values(of: \.id, in: test.store) == [1, 2, 3])
+    }
+
+    @Test(arguments: Backend.available) func aNULInsideAJSONValueIsRefusedWhereTheBackendCannotReadItBack(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let probe = Probe(id: 1, shape: Shape(v: .text("a\u{0}b"), tags: ["\\u0000 is text"]))
+        if backend == .sqlite {
+            try probe.save(in: test.store)
+            #expect(try Probe.find(key: 1, in: test.store) == probe)
+            return
+        }
+        let refused = #expect(throws: ModelStoreError.self) { try probe.save(in: test.store) }
+        #expect(refused?.code == .encodingFailed)
+        #expect(refused?.column == "shape")
+        // A backslash before "u0000" is text, not a NUL: stored, and found.
+        try Probe(id: 2, shape: Shape(v: .text("fine"), tags: ["\\u0000 is text"])).save(in: test.store)
+        #expect(try ids(.contains(\.shape.tags, "\\u0000 is text"), test) == [2])
+        let update = #expect(throws: ModelStoreError.self) {
+            _ = try Probe.all().updateAll(.set(\.shape, to: Shape(v: .text("\u{0}"))), in: test.store)
+        }
+        #expect(update?.column == "shape")
+        #expect(try Probe.findAll(in: test.store).map(\.shape.v) == [.text("fine")])
     }
 }
