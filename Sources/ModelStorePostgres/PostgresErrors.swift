@@ -61,6 +61,14 @@
                 return .backend(
                     .schemaMismatch, drift.explanation + " (\(message))", message: message, state: state, sql: sql, column: drift.column,
                     suggestion: drift.suggestion)
+            case "22P05" where message.contains("Unicode escape"):
+                // A JSON-stored value holds a string with a NUL (`\u0000`), which the server
+                // stores but its JSON functions cannot read: refused by name.
+                return .backend(
+                    .unsupported,
+                    "A JSON-stored value holds a string with a NUL character (\\u0000), which PostgreSQL's JSON functions cannot read (\(message)): a condition or ordering inside that property cannot run on the server. Nothing was changed.",
+                    message: message, state: state, sql: sql, column: column,
+                    suggestion: "Filter on other properties, or remove the NUL characters from the stored strings.")
             case "22P02" where message.contains("type json"):
                 return .backend(
                     .decodingFailed, ModelStoreError.notJSON(message), message: message, state: state, sql: sql, column: column,

@@ -50,8 +50,7 @@ extension Session {
             for (position, column) in table.columns.enumerated() {
                 guard let value = row.value(at: position) else { continue }
                 try QueryCompiler.refuseNUL(
-                    in: [value], model: table.modelName, column: column.name, code: .encodingFailed, backend: connection.dialect.name,
-                    json: column.isJSON)
+                    in: [value], model: table.modelName, column: column.name, code: .encodingFailed, backend: connection.dialect.name)
             }
         }
         do {

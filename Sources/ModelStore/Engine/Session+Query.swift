@@ -44,8 +44,7 @@ extension Session {
             let (column, value) = try assignment.resolve(in: table)
             if !connection.capabilities.textHoldsNUL {
                 try QueryCompiler.refuseNUL(
-                    in: [value], model: table.modelName, column: column.name, code: .invalidQuery, backend: connection.dialect.name,
-                    json: column.isJSON)
+                    in: [value], model: table.modelName, column: column.name, code: .invalidQuery, backend: connection.dialect.name)
             }
             set.sql += (offset == 0 ? "" : ", ") + quoted(column.name) + " = ?"
             set.values.append(value)

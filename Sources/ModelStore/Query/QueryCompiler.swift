@@ -529,39 +529,15 @@ struct QueryCompiler {
     }
 
     /// Throws `code` when a text value holds a NUL character, which the backend's text cannot
-    /// (see `BackendCapabilities.textHoldsNUL`); in a JSON-stored value (`json`), also when a
-    /// string inside holds one, written `\u0000`: the backend's JSON cannot read it back into
-    /// text, so every condition inside the column would fail.
-    static func refuseNUL(
-        in values: [SQLValue], model: String, column: String, code: ModelStoreError.Code, backend: String, json: Bool = false
-    ) throws {
+    /// (see `BackendCapabilities.textHoldsNUL`).
+    static func refuseNUL(in values: [SQLValue], model: String, column: String, code: ModelStoreError.Code, backend: String) throws {
         for value in values {
-            guard case .text(let text) = value, text.utf8.contains(0) || (json && Self.holdsEscapedNUL(text)) else { continue }
+            guard case .text(let text) = value, text.utf8.contains(0) else { continue }
             throw ModelStoreError(
                 code, "\(model).\(column) is given a text with a NUL character (U+0000), which \(backend) text cannot hold.",
                 model: model, column: column, value: value.description,
                 suggestion: "Remove the NUL characters, or store the bytes as Data.")
         }
-    }
-
-    /// Whether JSON text holds the escape `\u0000` (after an even number of backslashes, so not
-    /// the text `\\u0000`, a backslash followed by "u0000").
-    static func holdsEscapedNUL(_ json: String) -> Bool {
-        let bytes = Array(json.utf8)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "\\") {
-                if index + 5 < bytes.count, bytes[index + 1] == UInt8(ascii: "u"),
-                    bytes[index + 2...index + 5].elementsEqual("0000".utf8)
-                {
-                    return true
-                }
-                index += 2  // the escaped character, whatever it is
-            } else {
-                index += 1
-            }
-        }
-        return false
     }
 
     /// `expression` with ASCII letters lowered and every other character kept, as SQLite's

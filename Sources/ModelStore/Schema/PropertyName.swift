@@ -117,10 +117,40 @@ enum PropertyName {
             String($0.filter { $0 != "?" && $0 != "!" })
         }
         guard !names.contains(where: \.isEmpty) else { return nil }
+        if let known = componentCache.withLock({ $0[keyPath] }) { return known }
         if let root = type(of: keyPath).rootType as? any Decodable.Type {
-            names[0] = renamedKeys(of: root)[names[0]] ?? names[0]
+            names = codingKeys(names, from: root)
+        }
+        componentCache.withLock { $0[keyPath] = names }
+        return names
+    }
+
+    // nonisolated(unsafe): as `cache`.
+    nonisolated(unsafe) private static let componentCache = Locked<[AnyKeyPath: [String]]>([:])
+
+    /// Each name of a path as the coding key its type stores it under: a nested type's renamed
+    /// keys (`case city = "town"`) as well as the root's, so `\.venue.city` reads `$."town"`.
+    private static func codingKeys(_ names: [String], from root: any Decodable.Type) -> [String] {
+        var names = names
+        var type: (any Decodable.Type)? = root
+        for index in names.indices {
+            guard let current = type else { break }
+            let property = names[index]
+            names[index] = renamedKeys(of: current)[property] ?? property
+            type = index + 1 < names.count ? propertyType(named: property, in: current) : nil
         }
         return names
+    }
+
+    /// The type of `type`'s stored property `name` (an optional's wrapped type), read from a
+    /// placeholder's mirror; nil when it is not `Decodable` or cannot be seen.
+    private static func propertyType(named name: String, in type: any Decodable.Type) -> (any Decodable.Type)? {
+        guard let placeholder = try? SchemaProbe.placeholder(of: type),
+            let child = Mirror(reflecting: placeholder).children.first(where: { $0.label == name || $0.label == "_" + name })
+        else { return nil }
+        var found: Any.Type = Swift.type(of: child.value)
+        while let optional = found as? any OptionalDecodable.Type { found = optional.wrappedDecodableType }
+        return found as? any Decodable.Type
     }
 
     static func parse(_ description: String) -> String {

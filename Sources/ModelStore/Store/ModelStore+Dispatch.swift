@@ -384,10 +384,11 @@ extension ModelStore {
     }
 
     /// Names the model in a schema error raised below the engine, which knows only SQL, and in
-    /// a stored value a statement could not read (JSON that is not JSON).
+    /// a stored value a statement could not read (JSON that is not JSON, or that the server's
+    /// JSON functions cannot read).
     func attributed(_ error: any Error) -> any Error {
         guard var error = error as? ModelStoreError, error.model == nil,
-            error.code == .schemaMismatch || (error.code == .decodingFailed && error.sql != nil)
+            error.code == .schemaMismatch || ([.decodingFailed, .unsupported].contains(error.code) && error.sql != nil)
         else { return error }
         let tables = knownTables.withLock { Array($0.values) }
         var best: (offset: Int, table: TableDescription)?
