@@ -28,33 +28,68 @@
             return "(\(column)::json #> ARRAY[" + path.map { "'" + $0 + "'" }.joined(separator: ", ") + "]::text[])"
         }
 
-        /// The key of a number spelled `literal` (SQL text): see the type's comment. A Double
-        /// converted to bigint rounds half to even, as `operand(_:)` does in Swift.
-        private func numberKey(_ literal: String) -> String {
+        /// The exact part of the key of a number spelled `literal` (SQL text): the integer
+        /// itself for a literal SQLite reads as one, else the Double nearest the literal as an
+        /// integer (rounded half to even, as `operand(_:)` rounds in Swift) where it fits 64
+        /// bits — it only ever breaks a tie between an integer and that Double.
+        private func exact(_ literal: String) -> String {
             """
-            ROW(1, (\(literal))::float8, \
             CASE WHEN (\(literal)) ~ '^-?[0-9]{1,19}$' AND (\(literal))::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 \
             THEN (\(literal))::numeric \
-            WHEN abs((\(literal))::float8) < 9.2e18 THEN (\(literal))::float8::bigint::numeric \
-            ELSE (\(literal))::float8::numeric END, ''::bytea)
+            WHEN (\(literal))::float8 >= -9223372036854775808::float8 AND (\(literal))::float8 < 9223372036854775808::float8 \
+            THEN (\(literal))::float8::bigint::numeric \
+            ELSE (\(literal))::float8::numeric END
             """
         }
 
-        /// The sort key of a `json` value (see the type's comment). The value, its kind and its
-        /// text are read once, in a subquery the planner keeps (`OFFSET 0`): written inline, each
-        /// use parses the document again (a number's key uses its text seven times; 100,000
-        /// rows compared by a number took about twice as long).
-        private func key(_ json: String) -> String {
+        /// The sort key of a number spelled `literal` (see the type's comment).
+        private func numberKey(_ literal: String) -> String {
+            "ROW(1, (\(literal))::float8, \(exact(literal)), ''::bytea)"
+        }
+
+        /// The identity of a number spelled `literal`: bytes equal exactly when the keys are
+        /// (-0 is 0), which the server can hash where it cannot hash a key (an anonymous row).
+        private func numberIdentity(_ literal: String) -> String {
+            "'\\x01'::bytea || float8send((\(literal))::float8 + 0::float8) || convert_to((\(exact(literal)))::text, 'UTF8')"
+        }
+
+        /// A value of the JSON at the path, built from its kind (`modelstore_k`), its text
+        /// (`modelstore_l`) and the value itself (`modelstore_v`), which are read once, in a
+        /// subquery the planner keeps (`OFFSET 0`): written inline, each use parses the
+        /// document again (a number's key uses its text seven times; 100,000 rows compared by
+        /// a number took about twice as long).
+        private func reading(_ json: String, _ cases: String) -> String {
             """
-            (SELECT CASE modelstore_k \
-            WHEN 'number' THEN \(numberKey("modelstore_l")) \
-            WHEN 'boolean' THEN ROW(1, (modelstore_l = 'true')::int::float8, (modelstore_l = 'true')::int::numeric, ''::bytea) \
-            WHEN 'string' THEN ROW(2, 0::float8, 0::numeric, convert_to(modelstore_l, 'UTF8')) \
-            WHEN 'object' THEN ROW(2, 0::float8, 0::numeric, convert_to(modelstore_v::text, 'UTF8')) \
-            WHEN 'array' THEN ROW(2, 0::float8, 0::numeric, convert_to(modelstore_v::text, 'UTF8')) END \
+            (SELECT CASE modelstore_k \(cases) END \
             FROM (SELECT modelstore_v, json_typeof(modelstore_v) AS modelstore_k, modelstore_v #>> '{}' AS modelstore_l \
             FROM (SELECT \(json) AS modelstore_v OFFSET 0) AS modelstore_value OFFSET 0) AS modelstore_read)
             """
+        }
+
+        private static let boolean = "(CASE WHEN modelstore_l = 'true' THEN '1' ELSE '0' END)"
+
+        /// The sort key of a `json` value (see the type's comment).
+        private func key(_ json: String) -> String {
+            reading(
+                json,
+                """
+                WHEN 'number' THEN \(numberKey("modelstore_l")) WHEN 'boolean' THEN \(numberKey(Self.boolean)) \
+                WHEN 'string' THEN ROW(2, 0::float8, 0::numeric, convert_to(modelstore_l, 'UTF8')) \
+                WHEN 'object' THEN ROW(2, 0::float8, 0::numeric, convert_to(modelstore_v::text, 'UTF8')) \
+                WHEN 'array' THEN ROW(2, 0::float8, 0::numeric, convert_to(modelstore_v::text, 'UTF8'))
+                """)
+        }
+
+        /// The identity of a `json` value: bytes equal exactly when the keys are.
+        private func identity(_ json: String) -> String {
+            reading(
+                json,
+                """
+                WHEN 'number' THEN \(numberIdentity("modelstore_l")) WHEN 'boolean' THEN \(numberIdentity(Self.boolean)) \
+                WHEN 'string' THEN '\\x02'::bytea || convert_to(modelstore_l, 'UTF8') \
+                WHEN 'object' THEN '\\x02'::bytea || convert_to(modelstore_v::text, 'UTF8') \
+                WHEN 'array' THEN '\\x02'::bytea || convert_to(modelstore_v::text, 'UTF8')
+                """)
         }
 
         func value(of column: String, at path: [String]) -> String { key(json(column, path)) }
@@ -67,7 +102,9 @@
             case .real(let number):
                 // SQLite binds NaN as NULL (JSONScalar refuses NaN and infinities first).
                 guard !number.isNaN else { return ("NULL::record", []) }
-                guard abs(number) < 9.2e18 else { return ("ROW(1, ?::float8, ?::float8::numeric, ''::bytea)", [value, value]) }
+                guard number >= -0x1p63, number < 0x1p63 else {
+                    return ("ROW(1, ?::float8, ?::float8::numeric, ''::bytea)", [value, value])
+                }
                 return ("ROW(1, ?::float8, ?::numeric, ''::bytea)", [value, .integer(Int64(number.rounded(.toNearestOrEven)))])
             case .text: return ("ROW(2, 0::float8, 0::numeric, convert_to(?, 'UTF8'))", [value])
             // SQLite orders bytes after every text.
@@ -75,39 +112,38 @@
             }
         }
 
-        // The numbers and the texts each as one array parameter, whose keys the server makes
-        // once per statement: an `IN` list of keys built from parameters is built again for
-        // every row (200 texts over 100,000 rows took 6.5 s; this, well under one).
-        func membership(_ value: String, _ values: [SQLValue], negated: Bool) -> (sql: String, values: [SQLValue])? {
-            var numbers: [SQLValue] = []
-            var texts: [SQLValue] = []
-            var others: [SQLValue] = []
+        // One array parameter, each value with its kind ("n:5", "t:Paris"), compared by
+        // identity: the server hashes the list once per statement. A list of keys built from
+        // parameters was built again for every row (200 texts over 100,000 rows: 6.5 s), and
+        // a list of keys cannot be hashed at all (anonymous rows), so NOT IN compared each row
+        // with each value again (100 numbers over 10,000 rows: 9.4 s).
+        func membership(
+            of column: String, at path: [String], _ values: [SQLValue], negated: Bool
+        ) -> (sql: String, values: [SQLValue])? {
+            var elements: [SQLValue] = []
             var null = false
-            for element in values {
-                switch element {
-                case .integer(let integer): numbers.append(.text(String(integer)))
-                case .real(let number) where number.isFinite: numbers.append(.text("\(number)"))
-                case .text: texts.append(element)
+            for value in values {
+                switch value {
+                case .integer(let integer): elements.append(.text("n:" + String(integer)))
+                case .real(let number) where number.isFinite: elements.append(.text("n:\(number)"))
+                case .text(let text): elements.append(.text("t:" + text))
+                case .blob(let bytes): elements.append(.text("b:" + bytes.map { String(format: "%02x", $0) }.joined()))
+                // SQLite binds NaN as NULL (JSONScalar refuses NaN and infinities first).
                 case .null, .real: null = true
-                case .blob: others.append(element)
                 }
             }
             var parts: [String] = []
             var bound: [SQLValue] = []
-            if !numbers.isEmpty, let array = PostgresDialect().arrayParameter(numbers) {
-                parts.append("\(value) IN (SELECT \(numberKey("n")) FROM unnest(?::text[]) AS modelstore_list(n))")
-                bound.append(array)
-            }
-            if !texts.isEmpty, let array = PostgresDialect().arrayParameter(texts) {
+            if !elements.isEmpty, let array = PostgresDialect().arrayParameter(elements) {
                 parts.append(
-                    "\(value) IN (SELECT ROW(2, 0::float8, 0::numeric, convert_to(t, 'UTF8')) FROM unnest(?::text[]) AS modelstore_list(t))"
-                )
+                    """
+                    \(identity(json(column, path))) IN (SELECT CASE left(e, 2) \
+                    WHEN 'n:' THEN \(numberIdentity("substr(e, 3)")) \
+                    WHEN 't:' THEN '\\x02'::bytea || convert_to(substr(e, 3), 'UTF8') \
+                    WHEN 'b:' THEN '\\x03'::bytea || decode(substr(e, 3), 'hex') END \
+                    FROM unnest(?::text[]) AS modelstore_list(e))
+                    """)
                 bound.append(array)
-            }
-            for other in others {
-                let operand = operand(other)
-                parts.append("\(value) = \(operand.sql)")
-                bound += operand.values
             }
             // A NULL in the list leaves a value found nowhere else unknown, as SQL's IN does.
             if null { parts.append("NULL") }

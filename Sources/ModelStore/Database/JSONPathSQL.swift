@@ -17,10 +17,10 @@ package protocol JSONPathSQL: Sendable {
     /// What a condition compares `value(of:at:)` (or an element of `elements(of:at:)`) with
     /// for `value`, bound as the SQL's placeholders (`?`) take `values`.
     func operand(_ value: SQLValue) -> (sql: String, values: [SQLValue])
-    /// `value` (a `value(of:at:)`) is one of `values` (`negated`: none of them), in SQL's
-    /// three-valued logic, for a backend that needs its own form of such a list; nil for the
-    /// store's usual `IN` list.
-    func membership(_ value: String, _ values: [SQLValue], negated: Bool) -> (sql: String, values: [SQLValue])?
+    /// The value at `path` inside `column` is one of `values` (`negated`: none of them), in
+    /// SQL's three-valued logic, for a backend that needs its own form of such a list; nil for
+    /// the store's usual `IN` list of `value(of:at:)`.
+    func membership(of column: String, at path: [String], _ values: [SQLValue], negated: Bool) -> (sql: String, values: [SQLValue])?
     /// The value at `path` as text, for the text matches (`contains`, `hasPrefix`, `LIKE`):
     /// a number as SQLite writes it, a Boolean `1` or `0`.
     func text(of column: String, at path: [String]) -> String
@@ -45,7 +45,9 @@ struct SQLiteJSONPaths: JSONPathSQL {
 
     func operand(_ value: SQLValue) -> (sql: String, values: [SQLValue]) { ("?", [value]) }
 
-    func membership(_ value: String, _ values: [SQLValue], negated: Bool) -> (sql: String, values: [SQLValue])? { nil }
+    func membership(of column: String, at path: [String], _ values: [SQLValue], negated: Bool) -> (sql: String, values: [SQLValue])? {
+        nil
+    }
 
     func text(of column: String, at path: [String]) -> String { value(of: column, at: path) }
 

@@ -261,7 +261,7 @@ struct QueryCompiler {
         case .membership(let reference, let values, let negated):
             let values = try bound(values, for: reference)
             if !reference.path.isEmpty, !values.isEmpty,
-                let list = dialect.json.membership(try expression(reference), values, negated: negated)
+                let list = dialect.json.membership(of: try jsonColumn(reference), at: reference.path, values, negated: negated)
             {
                 return SQLFragment(list.sql, list.values)
             }

@@ -119,7 +119,10 @@ enum PropertyName {
         guard !names.contains(where: \.isEmpty) else { return nil }
         if let known = componentCache.withLock({ $0[keyPath] }) { return known }
         if let root = type(of: keyPath).rootType as? any Decodable.Type {
-            names = codingKeys(names, from: root)
+            // A name no key of its type answers to reads nothing: no path, so the query
+            // is refused naming the key path rather than silently matching nothing.
+            guard let keys = codingKeys(names, from: root) else { return nil }
+            names = keys
         }
         componentCache.withLock { $0[keyPath] = names }
         return names
@@ -130,13 +133,20 @@ enum PropertyName {
 
     /// Each name of a path as the coding key its type stores it under: a nested type's renamed
     /// keys (`case city = "town"`) as well as the root's, so `\.venue.city` reads `$."town"`.
-    private static func codingKeys(_ names: [String], from root: any Decodable.Type) -> [String] {
+    /// Nil when a nested type's keys are known and none is the name found for a property (its
+    /// key could not be told from its neighbours').
+    private static func codingKeys(_ names: [String], from root: any Decodable.Type) -> [String]? {
         var names = names
         var type: (any Decodable.Type)? = root
         for index in names.indices {
             guard let current = type else { break }
             let property = names[index]
             names[index] = renamedKeys(of: current)[property] ?? property
+            if index > 0, let keys = try? SchemaProbe.cachedLayout(of: current).columns.map(\.name), !keys.isEmpty,
+                !keys.contains(names[index])
+            {
+                return nil
+            }
             type = index + 1 < names.count ? propertyType(named: property, in: current) : nil
         }
         return names
