@@ -12,7 +12,7 @@
         var name: String { "PostgreSQL" }
         var capabilities: BackendCapabilities {
             BackendCapabilities(
-                sqliteCatalog: false, observesChanges: false, translatesPredicates: false, conditionsInsideJSON: true,
+                sqliteCatalog: false, observesChanges: false, translatesPredicates: true, conditionsInsideJSON: true,
                 fullTextSearch: false, columnCollations: false, renames: true, textHoldsNUL: false, rowids: false,
                 decimalsAsText: false, failedStatementAbortsTransaction: true, foreignKeysAfterTables: true,
                 createTableAsTakesParameters: false, rowLocksInKeyOrder: true, globAndLike: false, typesEveryColumn: true,
@@ -251,6 +251,7 @@
         func nullsOrder(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
         var history: HistorySQL { PostgresHistory.sql }
         var json: any JSONPathSQL { PostgresJSONPaths() }
+        var predicates: any PredicateSQL { PostgresPredicates() }
         // The database's collation (a locale's, usually) orders mixed case and accents as a
         // dictionary does; "C" compares bytes, as SQLite does.
         func byteOrderCollation(forDeclaredType declaredType: String) -> String { declaredType == "TEXT" ? " COLLATE \"C\"" : "" }

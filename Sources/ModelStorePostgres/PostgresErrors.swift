@@ -69,6 +69,26 @@
                     "A JSON-stored value holds a string with a NUL character (\\u0000), which PostgreSQL's JSON functions cannot read (\(message)): a condition or ordering inside that property cannot run on the server. Nothing was changed.",
                     message: message, state: state, sql: sql, column: column,
                     suggestion: "Filter on other properties, or remove the NUL characters from the stored strings.")
+            case "22P02" where message.contains(PostgresPredicates.refusalPrefix):
+                // A translated #Predicate met a record on which Swift's evaluation would trap:
+                // its refusal, a cast of the refusal's text (`PostgresPredicates.refusal`).
+                var text = message[message.range(of: PostgresPredicates.refusalPrefix)!.upperBound...]
+                if text.hasSuffix("\"") { text = text.dropLast() }
+                return .backend(
+                    .invalidQuery, text + " Nothing was changed.", message: message, state: state, sql: sql, column: column,
+                    suggestion: "Guard the operation in the predicate (b != 0 ? a / b : 0), or fix the stored values.")
+            case "22012":
+                return .backend(
+                    .invalidQuery,
+                    "The query divides by zero on a stored record (\(message)), where Swift stops the program or gives infinity or NaN. Nothing was changed.",
+                    message: message, state: state, sql: sql, column: column,
+                    suggestion: "Guard the division in the condition (b != 0 ? a / b : 0), or fix the stored values.")
+            case "22003" where message.contains("bigint out of range") || message.contains("value out of range"):
+                return .backend(
+                    .invalidQuery,
+                    "The query computes beyond the range of its type on a stored record (\(message)), where Swift stops the program or gives infinity. Nothing was changed.",
+                    message: message, state: state, sql: sql, column: column,
+                    suggestion: "Compare the stored value itself, or fix the stored values.")
             case "22P02" where message.contains("type json"):
                 return .backend(
                     .decodingFailed, ModelStoreError.notJSON(message), message: message, state: state, sql: sql, column: column,

@@ -151,24 +151,37 @@
             return (negated ? "NOT " + test : test, bound)
         }
 
-        func text(of column: String, at path: [String]) -> String {
-            let json = json(column, path)
+        func text(of column: String, at path: [String]) -> String { text(json(column, path)) }
+
+        /// The text of a `json` value as SQLite's `json_extract` gives it (see `text(of:at:)`).
+        private func text(_ json: String) -> String {
             return
                 "CASE json_typeof(\(json)) WHEN 'null' THEN NULL WHEN 'boolean' THEN CASE WHEN \(json)::text = 'true' THEN '1' ELSE '0' END WHEN 'string' THEN \(json) #>> '{}' ELSE \(json)::text END"
         }
 
         // As SQLite's json_each: an array's elements, an object's values, a scalar itself.
-        func elements(of column: String, at path: [String]) -> (source: String, element: String) {
+        func elements(of column: String, at path: [String], as alias: String) -> (source: String, element: String, text: String) {
             let json = json(column, path)
             return (
                 """
                 json_array_elements(CASE json_typeof(\(json)) WHEN 'array' THEN \(json) \
                 WHEN 'object' THEN (SELECT json_agg(value) FROM json_each(\(json))) WHEN 'null' THEN NULL \
-                ELSE json_build_array(\(json)) END) AS modelstore_element(value)
+                ELSE json_build_array(\(json)) END) AS \(alias)(value)
                 """,
-                key("modelstore_element.value")
+                key("\(alias).value"),
+                text("\(alias).value")
             )
         }
+
+        // SQLite's json_array_length: 0 for a JSON value that is not an array.
+        func arrayLength(of column: String, at path: [String]) -> String {
+            let json = json(column, path)
+            return
+                "(CASE json_typeof(\(json)) WHEN 'array' THEN json_array_length(\(json)) WHEN 'null' THEN NULL ELSE CASE WHEN \(json) IS NOT NULL THEN 0 END END)"
+        }
+
+        // Such a value is a sort key here, which holds no elements.
+        func arrayLength(ofValue value: String) -> String? { nil }
 
         var selectsValues: Bool { false }
     }

@@ -24,9 +24,17 @@ package protocol JSONPathSQL: Sendable {
     /// The value at `path` as text, for the text matches (`contains`, `hasPrefix`, `LIKE`):
     /// a number as SQLite writes it, a Boolean `1` or `0`.
     func text(of column: String, at path: [String]) -> String
-    /// A FROM item of the elements of the JSON array at `path` (none for NULL or an empty
-    /// array), and the expression of one element, which compares as `value(of:at:)` does.
-    func elements(of column: String, at path: [String]) -> (source: String, element: String)
+    /// A FROM item named `alias` (quoted) of the elements of the JSON array at `path` (none
+    /// for NULL or an empty array), the expression of one element, which compares as
+    /// `value(of:at:)` does, and its text as `text(of:at:)` reads a value.
+    func elements(of column: String, at path: [String], as alias: String) -> (source: String, element: String, text: String)
+    /// The number of elements of the JSON array at `path` (an empty `path`: the column's own
+    /// value); 0 for any other JSON value, NULL where the value is missing.
+    func arrayLength(of column: String, at path: [String]) -> String
+    /// The number of elements of `value`, a value this protocol's expressions gave (an
+    /// element of `elements(of:at:as:)`, a related record's value); nil where such a value
+    /// is only a key that compares (`selectsValues` false).
+    func arrayLength(ofValue value: String) -> String?
     /// Whether `value(of:at:)` is the value itself, which a grouped query may select and a
     /// model read back (SQLite); otherwise it is only a key that compares and orders.
     var selectsValues: Bool { get }
@@ -51,9 +59,16 @@ struct SQLiteJSONPaths: JSONPathSQL {
 
     func text(of column: String, at path: [String]) -> String { value(of: column, at: path) }
 
-    func elements(of column: String, at path: [String]) -> (source: String, element: String) {
-        (path.isEmpty ? "json_each(\(column))" : "json_each(\(column), \(Self.path(path)))", "value")
+    func elements(of column: String, at path: [String], as alias: String) -> (source: String, element: String, text: String) {
+        let source = (path.isEmpty ? "json_each(\(column))" : "json_each(\(column), \(Self.path(path)))") + " AS " + alias
+        return (source, alias + ".\"value\"", alias + ".\"value\"")
     }
+
+    func arrayLength(of column: String, at path: [String]) -> String {
+        "json_array_length(\(path.isEmpty ? column : value(of: column, at: path)))"
+    }
+
+    func arrayLength(ofValue value: String) -> String? { "json_array_length(\(value))" }
 
     var selectsValues: Bool { true }
 }

@@ -137,6 +137,9 @@ package protocol SQLDialect: Sendable {
     /// How conditions and orderings reach inside JSON-stored values (see `JSONPathSQL`),
     /// where `capabilities.conditionsInsideJSON`.
     var json: any JSONPathSQL { get }
+    /// How a translated `#Predicate` spells truth values, checked arithmetic, refusals and
+    /// text compared by characters (see `PredicateSQL`), where `capabilities.translatesPredicates`.
+    var predicates: any PredicateSQL { get }
 }
 
 /// The queries with which a migration step's `rebuild` and `transform` read a table they
@@ -331,4 +334,5 @@ struct SQLiteDialect: SQLDialect {
     func byteOrderCollation(forDeclaredType declaredType: String) -> String { "" }
     var history: HistorySQL { Self.history }
     var json: any JSONPathSQL { SQLiteJSONPaths() }
+    var predicates: any PredicateSQL { SQLitePredicates() }
 }

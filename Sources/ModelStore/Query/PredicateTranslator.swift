@@ -110,8 +110,8 @@ enum PredicateTerm {
     case model
     /// A stored property, or a value inside a JSON-stored one.
     case column(ColumnReference)
-    /// The element of a JSON array being walked: the `value` of the `json_each` so aliased.
-    case element(String)
+    /// The element of a JSON array being walked: its SQL and its text (`JSONPathSQL.elements`).
+    case element(String, text: String)
     /// The record (to-one) or records (to-many) a relationship links to.
     case relationship(String)
     /// A stored property (or a value inside a JSON-stored one) of the record a to-one
@@ -122,7 +122,9 @@ enum PredicateTerm {
     /// A computed value (`??`, `? :`) in the stored form of the property it comes from, so a
     /// constant compared with it is bound in that form and ordered by that column's rule.
     case formed(SQLFragment, PredicateTranslator.Context)
-    /// Any other SQL value or condition.
+    /// A condition: SQL that is true, false or unknown (a comparison, `AND`, `EXISTS` …).
+    case condition(SQLFragment)
+    /// Any other SQL value.
     case sql(SQLFragment)
 }
 
@@ -155,7 +157,23 @@ struct PredicateTranslator {
 
     /// The expression as a condition (SQL that is true or false, never NULL for a Swift `Bool`).
     mutating func condition(_ expression: any PredicateExpression) throws -> SQLFragment {
-        try sql(term(expression), context: nil)
+        try truth(term(expression))
+    }
+
+    /// A term as a condition: a condition as it is, a value (a `Bool` property, a constant)
+    /// as the backend tests it (`PredicateSQL.truth`).
+    mutating func truth(_ term: PredicateTerm) throws -> SQLFragment {
+        if case .condition(let fragment) = term { return SQLFragment("(" + fragment.sql + ")", fragment.values) }
+        if Self.isInsideJSON(term), !compiler.dialect.json.selectsValues {
+            // A Bool inside a JSON-stored value, where the backend reads such a value as a key
+            // that compares: true where it is not false (0).
+            let context = Self.context(of: term)
+            let value = try sql(term, context: context)
+            let zero = try placed(.integer(0), context: context)
+            return SQLFragment("\(value.sql) <> \(zero.sql)", value.values + zero.values)
+        }
+        let value = try sql(term, context: nil)
+        return SQLFragment(compiler.dialect.predicates.truth(of: value.sql), value.values)
     }
 
     mutating func term(_ expression: any PredicateExpression) throws -> PredicateTerm {
@@ -221,7 +239,7 @@ struct PredicateTranslator {
         switch term {
         case .column(let reference): return .column(reference)
         case .relatedColumn(let relationship, let reference): return .related(relationship, reference)
-        case .element(_): return .json
+        case .element: return .json
         case .formed(_, let context): return context
         default: return nil
         }
@@ -236,8 +254,8 @@ struct PredicateTranslator {
                 model: compiler.table.modelName)
         case .column(let reference):
             return SQLFragment(try compiler.expression(reference))
-        case .element(let alias):
-            return SQLFragment(alias + ".\"value\"")
+        case .element(let element, _):
+            return SQLFragment(element)
         case .relationship(let name):
             throw ModelStoreError(
                 .invalidQuery,
@@ -248,8 +266,29 @@ struct PredicateTranslator {
             return try compiler.relatedValue(relationship, reference)
         case .sql(let fragment), .formed(let fragment, _):
             return SQLFragment("(" + fragment.sql + ")", fragment.values)
+        case .condition(let fragment):
+            // A condition used as a value (`$0.flag == ($0.stock > 3)`): 1, 0 or NULL.
+            return SQLFragment(compiler.dialect.predicates.number(of: "(" + fragment.sql + ")"), fragment.values)
         case .constant(let value):
-            return SQLFragment("?", [try bound(value, context: context)])
+            return try placed(bound(value, context: context), context: context)
+        }
+    }
+
+    /// A bound value as the SQL that compares with a term of `context`: a placeholder, or
+    /// inside a JSON-stored value the backend's operand (`JSONPathSQL.operand`).
+    func placed(_ bound: SQLValue, context: Context?) throws -> SQLFragment {
+        switch context {
+        case .json?:
+            let operand = compiler.dialect.json.operand(bound)
+            return SQLFragment(operand.sql, operand.values)
+        case .column(let reference)? where !reference.path.isEmpty:
+            return compiler.operand(bound, for: reference)
+        case .related(let name, let reference)? where !reference.path.isEmpty:
+            return try compiler.relatedCompiler(name).operand(bound, for: reference)
+        case .column?, .related?:
+            return SQLFragment("?", [bound])
+        case nil:
+            return SQLFragment(compiler.dialect.predicates.placeholder(for: bound), [bound])
         }
     }
 
@@ -307,13 +346,21 @@ struct PredicateTranslator {
     /// `left op right` for terms already translated.
     mutating func compare(_ left: PredicateTerm, _ op: String, _ right: PredicateTerm) throws -> PredicateTerm {
         try requireSameForm(left, right, "compares")
+        try requireComparable(left, right, "compares")
         let context = Self.context(of: left) ?? Self.context(of: right)
         let l = try sql(left, context: context)
         let r = try sql(right, context: context)
         // A Decimal column orders by its number, not its text; COLLATE on either side decides.
         var collation = ["<", "<=", ">", ">="].contains(op) ? try orderingCollation(left, right) : ""
         if collation.isEmpty { collation = try binaryCollation(left, right) }
-        return .sql(SQLFragment("\(l.sql) \(op) \(r.sql)\(collation)", l.values + r.values))
+        let compared: String
+        switch op {
+        // Swift's == and != with nil: NULL is equal to NULL and to nothing else.
+        case "IS": compared = compiler.dialect.identical(l.sql, r.sql + collation)
+        case "IS NOT": compared = compiler.dialect.distinct(l.sql, r.sql + collation)
+        default: compared = "\(l.sql) \(op) \(r.sql)\(collation)"
+        }
+        return .condition(SQLFragment(compared, l.values + r.values))
     }
 
     /// A computed value in a column's form stands for that column when choosing a collation.
@@ -357,6 +404,20 @@ struct PredicateTranslator {
             suggestion: "Compare each property with a value, or store both in the same form (columnStorage).")
     }
 
+    /// Refuses a value inside a JSON-stored property beside a computed value or another
+    /// property, where the backend reads the first as a key that compares only with a constant
+    /// or another such key (`JSONPathSQL.selectsValues` false).
+    func requireComparable(_ left: PredicateTerm, _ right: PredicateTerm, _ what: String) throws {
+        guard !compiler.dialect.json.selectsValues, Self.isInsideJSON(left) != Self.isInsideJSON(right) else { return }
+        let other = Self.isInsideJSON(left) ? right : left
+        if case .constant = other { return }
+        throw ModelStoreError(
+            .invalidQuery,
+            "A #Predicate on \(compiler.table.modelName) \(what) a value inside a JSON-stored property with a property or a computed value, which \(compiler.dialect.name) compares only with a constant or another value inside JSON. Nothing was run.",
+            model: compiler.table.modelName,
+            suggestion: "Compare the value with a constant, or filter with untranslated: .evaluateInMemory.")
+    }
+
     /// ` COLLATE BINARY` when either term is text with a declared collation
     /// (`.text(_:collation:)`): typed conditions follow it, a predicate compares as Swift does.
     func binaryCollation(_ terms: PredicateTerm...) throws -> String {
@@ -369,7 +430,7 @@ struct PredicateTranslator {
             default: continue
             }
             guard reference.path.isEmpty, let position = table.layout.position(of: reference.name) else { continue }
-            if (table.columns[position].collation ?? .binary) != .binary { return " COLLATE BINARY" }
+            if (table.columns[position].collation ?? .binary) != .binary { return compiler.dialect.binaryCollation }
         }
         return ""
     }
@@ -467,7 +528,7 @@ extension PredicateExpressions.Conjunction: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let l = try translator.condition(lhs)
         let r = try translator.condition(rhs)
-        return .sql(SQLFragment("\(l.sql) AND \(r.sql)", l.values + r.values))
+        return .condition(SQLFragment("\(l.sql) AND \(r.sql)", l.values + r.values))
     }
 }
 
@@ -484,21 +545,21 @@ extension PredicateExpressions.Disjunction: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let l = try translator.condition(lhs)
         let r = try translator.condition(rhs)
-        return .sql(SQLFragment("\(l.sql) OR \(r.sql)", l.values + r.values))
+        return .condition(SQLFragment("\(l.sql) OR \(r.sql)", l.values + r.values))
     }
 }
 
 extension PredicateExpressions.Negation: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let inner = try translator.condition(wrapped)
-        return .sql(SQLFragment("NOT \(inner.sql)", inner.values))
+        return .condition(SQLFragment("NOT \(inner.sql)", inner.values))
     }
 }
 
 extension PredicateExpressions.Equal: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let (left, right) = (try translator.term(lhs), try translator.term(rhs))
-        if let linked = try translator.linked(left, right, self) { return .sql(linked.negated) }
+        if let linked = try translator.linked(left, right, self) { return .condition(linked.negated) }
         return try translator.compare(left, "IS", right)
     }
 }
@@ -506,7 +567,7 @@ extension PredicateExpressions.Equal: SQLTranslatable {
 extension PredicateExpressions.NotEqual: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let (left, right) = (try translator.term(lhs), try translator.term(rhs))
-        if let linked = try translator.linked(left, right, self) { return .sql(linked) }
+        if let linked = try translator.linked(left, right, self) { return .condition(linked) }
         return try translator.compare(left, "IS NOT", right)
     }
 }
@@ -530,6 +591,7 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable {
         let left = try translator.term(lhs)
         let right = try translator.term(rhs)
         try translator.requireSameForm(left, right, "coalesces")
+        try translator.requireComparable(left, right, "coalesces")
         let context = PredicateTranslator.context(of: left) ?? PredicateTranslator.context(of: right)
         let l = try translator.sql(left, context: context)
         let r = try translator.sql(right, context: context)
@@ -593,11 +655,43 @@ extension PredicateTranslator {
     /// division by zero). A function does the check, so the expression is written once.
     func checked(_ expression: SQLFragment, _ type: Any.Type, _ what: String) -> SQLFragment {
         let message =
-            "'A #Predicate on \(compiler.table.modelName) \(what) on a stored record, where Swift stops the program or gives infinity or NaN.'"
+            "A #Predicate on \(compiler.table.modelName) \(what) on a stored record, where Swift stops the program or gives infinity or NaN."
+        let predicates = compiler.dialect.predicates
         if let bounds = Self.integerBounds(type) {
-            return SQLFragment("modelstore_integer(\(expression.sql), \(bounds.min), \(bounds.max), \(message))", expression.values)
+            return SQLFragment(
+                predicates.checkedInteger(expression.sql, min: bounds.min, max: bounds.max, message: message), expression.values)
         }
-        return SQLFragment("modelstore_real(\(expression.sql), \(message))", expression.values)
+        return SQLFragment(predicates.checkedReal(expression.sql, message: message), expression.values)
+    }
+
+    /// An operand of integer arithmetic as the backend computes it (`PredicateSQL.integerOperand`),
+    /// or any other as it is; refused where it is a value inside a JSON-stored one the backend
+    /// only compares (`JSONPathSQL.selectsValues`).
+    func arithmeticOperand(_ term: PredicateTerm, _ value: SQLFragment, _ type: Any.Type, _ expression: any PredicateExpression) throws
+        -> String
+    {
+        if !compiler.dialect.json.selectsValues {
+            if Self.isInsideJSON(term) {
+                throw ModelStoreError(
+                    .invalidQuery,
+                    "A #Predicate on \(compiler.table.modelName) computes with a value inside a JSON-stored property, which \(compiler.dialect.name) compares and orders but does not compute with. Nothing was run.",
+                    model: compiler.table.modelName,
+                    suggestion: "Compare the value itself, or filter with untranslated: .evaluateInMemory.")
+            }
+        }
+        return Self.integerBounds(type) != nil ? compiler.dialect.predicates.integerOperand(value.sql) : value.sql
+    }
+
+    /// `-value` for a number Swift negates without trapping (not an integer type's minimum);
+    /// nil for anything else.
+    static func negatedConstant(_ value: Any) -> Any? {
+        func negated<T: FixedWidthInteger & SignedInteger>(_ integer: T) -> Any? {
+            let (result, overflow) = T.zero.subtractingReportingOverflow(integer)
+            return overflow ? nil : result
+        }
+        if let integer = value as? any FixedWidthInteger & SignedInteger { return negated(integer) }
+        if let real = value as? Double { return -real }
+        return nil
     }
 
     /// Whether `term` is a constant other than 0 and -1: dividing by it needs no check.
@@ -622,11 +716,14 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
         case .multiply: symbol = "*"
         @unknown default: throw translator.unsupported(self, "an unknown operator")
         }
-        let l = try translator.sql(translator.term(lhs), context: nil)
-        let r = try translator.sql(translator.term(rhs), context: nil)
+        let (left, right) = (try translator.term(lhs), try translator.term(rhs))
+        let l = try translator.sql(left, context: nil)
+        let r = try translator.sql(right, context: nil)
+        let lo = try translator.arithmeticOperand(left, l, LHS.Output.self, self)
+        let ro = try translator.arithmeticOperand(right, r, LHS.Output.self, self)
         return .sql(
             translator.checked(
-                SQLFragment("\(l.sql) \(symbol) \(r.sql)", l.values + r.values), LHS.Output.self, "computes beyond the range of its type"))
+                SQLFragment("\(lo) \(symbol) \(ro)", l.values + r.values), LHS.Output.self, "computes beyond the range of its type"))
     }
 }
 
@@ -634,43 +731,49 @@ extension PredicateTranslator {
     /// `lhs / rhs` or `lhs % rhs` on integers: a zero divisor, or the type's minimum divided
     /// by -1, traps in Swift.
     mutating func integerDivision(
-        _ lhs: any PredicateExpression, _ op: String, _ rhs: any PredicateExpression, _ type: Any.Type
+        _ lhs: any PredicateExpression, _ op: String, _ rhs: any PredicateExpression, _ type: Any.Type,
+        _ expression: any PredicateExpression
     ) throws -> PredicateTerm {
-        let divisor = try term(rhs)
-        let l = try sql(term(lhs), context: nil)
+        let (dividend, divisor) = (try term(lhs), try term(rhs))
+        let l = try sql(dividend, context: nil)
         let r = try sql(divisor, context: nil)
+        _ = try arithmeticOperand(dividend, l, type, expression)
+        _ = try arithmeticOperand(divisor, r, type, expression)
         let plain = SQLFragment("\(l.sql) \(op) \(r.sql)", l.values + r.values)
         guard !Self.isSafeDivisor(divisor) else { return .sql(plain) }
         let minimum = Self.integerBounds(type)?.min ?? Int64.min
-        let refusal =
-            "modelstore_refuse('A #Predicate on \(compiler.table.modelName) divides by zero (or the smallest integer by -1) on a stored record, where Swift stops the program.')"
+        let refusal = compiler.dialect.predicates.refusal(
+            "A #Predicate on \(compiler.table.modelName) divides by zero (or the smallest integer by -1) on a stored record, where Swift stops the program.",
+            reading: (r.sql, r.values))
         return .sql(
             SQLFragment(
-                "CASE WHEN \(r.sql) = 0 OR (\(r.sql) = -1 AND \(l.sql) = \(minimum)) THEN \(refusal) ELSE \(plain.sql) END",
-                r.values + r.values + l.values + plain.values))
+                "CASE WHEN \(r.sql) = 0 OR (\(r.sql) = -1 AND \(l.sql) = \(minimum)) THEN \(refusal.sql) ELSE \(plain.sql) END",
+                r.values + r.values + l.values + refusal.values + plain.values))
     }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
-        try translator.integerDivision(lhs, "%", rhs, LHS.Output.self)
+        try translator.integerDivision(lhs, "%", rhs, LHS.Output.self, self)
     }
 }
 
 extension PredicateExpressions.IntDivision: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
-        try translator.integerDivision(lhs, "/", rhs, LHS.Output.self)
+        try translator.integerDivision(lhs, "/", rhs, LHS.Output.self, self)
     }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         try translator.checkArithmetic(LHS.Output.self, self)
-        let divisor = try translator.term(rhs)
-        // `* 1.0`: SQL divides two integer-valued operands as integers.
-        let l = try translator.sql(translator.term(lhs), context: nil)
+        let (dividend, divisor) = (try translator.term(lhs), try translator.term(rhs))
+        let l = try translator.sql(dividend, context: nil)
         let r = try translator.sql(divisor, context: nil)
-        let quotient = SQLFragment("\(l.sql) * 1.0 / \(r.sql)", l.values + r.values)
+        let quotient = SQLFragment(
+            translator.compiler.dialect.predicates.realQuotient(
+                try translator.arithmeticOperand(dividend, l, LHS.Output.self, self),
+                try translator.arithmeticOperand(divisor, r, LHS.Output.self, self)), l.values + r.values)
         guard !PredicateTranslator.isSafeDivisor(divisor) else { return .sql(quotient) }
         return .sql(translator.checked(quotient, LHS.Output.self, "divides by zero"))
     }
@@ -679,8 +782,12 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable {
 extension PredicateExpressions.UnaryMinus: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         try translator.checkArithmetic(Wrapped.Output.self, self)
-        let inner = try translator.sql(translator.term(wrapped), context: nil)
-        let negated = SQLFragment("- \(inner.sql)", inner.values)
+        let term = try translator.term(wrapped)
+        // A negative literal (`-9`) is a constant, bound in the form of what it meets (a value
+        // inside a JSON-stored one compares with a key on a server, not with SQL arithmetic).
+        if case .constant(let value) = term, let negated = PredicateTranslator.negatedConstant(value) { return .constant(negated) }
+        let inner = try translator.sql(term, context: nil)
+        let negated = SQLFragment("- \(try translator.arithmeticOperand(term, inner, Wrapped.Output.self, self))", inner.values)
         guard PredicateTranslator.integerBounds(Wrapped.Output.self) != nil else { return .sql(negated) }
         return .sql(translator.checked(negated, Wrapped.Output.self, "negates the smallest integer"))
     }
@@ -692,6 +799,7 @@ extension PredicateExpressions.Conditional: SQLTranslatable {
         let yesTerm = try translator.term(trueBranch)
         let noTerm = try translator.term(falseBranch)
         try translator.requireSameForm(yesTerm, noTerm, "chooses between")
+        try translator.requireComparable(yesTerm, noTerm, "chooses between")
         let context = PredicateTranslator.context(of: yesTerm) ?? PredicateTranslator.context(of: noTerm)
         let yes = try translator.sql(yesTerm, context: context)
         let no = try translator.sql(noTerm, context: context)
@@ -705,14 +813,14 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
         guard Base.Output.self == String.self, Other.Output.self == String.self else {
             throw translator.unsupported(self, "only a string containing a string translates")
         }
-        let haystack = try translator.sql(translator.term(base), context: nil)
-        let needle = try translator.sql(translator.term(other), context: nil)
-        // Bytes first (cheap, and true wherever Swift's answer is, for NFC text), then
-        // Swift's own answer by characters: "👍" is not in "👍🏽", nor "\r" in "\r\n".
-        return .sql(
-            SQLFragment(
-                "coalesce(instr(\(haystack.sql), \(needle.sql)) > 0 AND modelstore_contains(\(haystack.sql), \(needle.sql)), 0)",
-                haystack.values + needle.values + haystack.values + needle.values))
+        let haystack = try translator.text(translator.term(base))
+        let part = try translator.term(other)
+        let needle = try translator.text(part)
+        guard
+            let found = translator.compiler.dialect.predicates.characterContains(
+                (haystack.sql, haystack.values), (needle.sql, needle.values), constant: PredicateTranslator.constantText(part))
+        else { throw translator.noCharacters(self, "contains") }
+        return .condition(SQLFragment(found.sql, found.values))
     }
 }
 
@@ -721,15 +829,14 @@ extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
         guard Base.Output.self == String.self, Prefix.Output.self == String.self else {
             throw translator.unsupported(self, "only a string starting with a string translates")
         }
-        let text = try translator.sql(translator.term(base), context: nil)
-        let start = try translator.sql(translator.term(prefix), context: nil)
-        // Bytes first (an empty prefix starts every string), then Swift's own answer by
-        // characters, as for contains.
-        let blob = "CAST(\(start.sql) AS BLOB)"
-        return .sql(
-            SQLFragment(
-                "coalesce((length(\(blob)) = 0 OR substr(CAST(\(text.sql) AS BLOB), 1, length(\(blob))) = \(blob)) AND modelstore_starts(\(text.sql), \(start.sql)), 0)",
-                start.values + text.values + start.values + start.values + text.values + start.values))
+        let text = try translator.text(translator.term(base))
+        let part = try translator.term(prefix)
+        let start = try translator.text(part)
+        guard
+            let found = translator.compiler.dialect.predicates.characterStarts(
+                (text.sql, text.values), (start.sql, start.values), constant: PredicateTranslator.constantText(part))
+        else { throw translator.noCharacters(self, "starts(with:)") }
+        return .condition(SQLFragment(found.sql, found.values))
     }
 }
 
@@ -745,15 +852,23 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
             for value in list { bound.append(try translator.bound(value, context: context)) }
             let column = try translator.sql(item, context: context)
             guard column.values.isEmpty else { throw translator.unsupported(self, "the value looked for must be a property") }
-            let members = try translator.compiler.membership(
-                column.sql + translator.binaryCollation(item), bound.filter { !$0.isNull }, negated: false)
+            let present = bound.filter { !$0.isNull }
+            let members: SQLFragment
+            if let keyed = try translator.keyMembership(item, present) {
+                members = keyed
+            } else {
+                members = try translator.compiler.membership(column.sql + translator.binaryCollation(item), present, negated: false)
+            }
             // A nil in a Swift list of optionals is found by `contains`: `IS NULL` finds it too.
             let nulls = bound.contains(where: \.isNull) ? " OR \(column.sql) IS NULL" : ""
-            return .sql(SQLFragment("coalesce(" + members.sql + nulls + ", 0)", members.values))
+            return .condition(SQLFragment("coalesce(" + members.sql + nulls + ", FALSE)", members.values))
         case .column(let reference):
-            let (source, alias) = try translator.jsonEach(reference, self)
+            let (source, element, text) = try translator.jsonEach(reference, self)
+            try translator.requireComparable(.element(element, text: text), item, "compares an element of")
             let value = try translator.sql(item, context: .json)
-            return .sql(SQLFragment("EXISTS (SELECT 1 FROM \(source) WHERE \(alias).\"value\" IS \(value.sql))", value.values))
+            return .condition(
+                SQLFragment(
+                    "EXISTS (SELECT 1 FROM \(source) WHERE \(translator.compiler.dialect.identical(element, value.sql)))", value.values))
         default:
             throw translator.unsupported(self)
         }
@@ -764,37 +879,97 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let sequence = try translator.term(sequence)
         if case .relationship(let name) = sequence {
-            return .sql(try translator.related(name, where: test, variable: variable.key, every: false, self))
+            return .condition(try translator.related(name, where: test, variable: variable.key, every: false, self))
         }
         guard case .column(let reference) = sequence else {
             throw translator.unsupported(self, "only a JSON-stored array can be searched with contains(where:)")
         }
-        let (source, alias) = try translator.jsonEach(reference, self)
+        let (source, element, text) = try translator.jsonEach(reference, self)
         let outer = translator.bindings[variable.key]
-        translator.bindings[variable.key] = .element(alias)
+        translator.bindings[variable.key] = .element(element, text: text)
         defer { translator.bindings[variable.key] = outer }
         let condition = try translator.condition(test)
-        return .sql(SQLFragment("EXISTS (SELECT 1 FROM \(source) WHERE \(condition.sql))", condition.values))
+        return .condition(SQLFragment("EXISTS (SELECT 1 FROM \(source) WHERE \(condition.sql))", condition.values))
     }
 }
 
 extension PredicateTranslator {
-    /// `json_each(column)` (or at a path inside it) for a JSON-stored array.
+    /// The elements of a JSON-stored array (or of one at a path inside it), as a FROM item
+    /// and the SQL of one element (`JSONPathSQL.elements`: `json_each` on SQLite).
     /// Aliased per use (`"modelstore_each_2"`), so its columns never hide the record's own
     /// (a property named `key` or `value`) nor an outer walk's `value`.
-    mutating func jsonEach(_ reference: ColumnReference, _ expression: any PredicateExpression) throws -> (source: String, alias: String) {
+    mutating func jsonEach(_ reference: ColumnReference, _ expression: any PredicateExpression) throws -> (
+        source: String, element: String, text: String
+    ) {
         walks += 1
         let alias = "\"modelstore_each_\(compiler.depth)_\(walks)\""
-        return (try jsonEachSource(reference, expression) + " AS " + alias, alias)
-    }
-
-    func jsonEachSource(_ reference: ColumnReference, _ expression: any PredicateExpression) throws -> String {
         let base = try compiler.column(ColumnReference(name: reference.name))
         guard let position = compiler.table.layout.position(of: reference.name), compiler.table.columns[position].isJSON else {
             throw unsupported(expression, "\(reference.described) is not stored as a JSON array")
         }
         try QueryCompiler.checkJSONPath(reference.path, table: compiler.table, reference: reference)
-        return compiler.dialect.json.elements(of: base, at: reference.path).source
+        return compiler.dialect.json.elements(of: base, at: reference.path, as: alias)
+    }
+
+    /// What a text test (`contains`, `starts(with:)`, `isEmpty`) reads of a term: a value
+    /// inside a JSON-stored property as its text (`JSONPathSQL.text`), anything else as it is.
+    mutating func text(_ term: PredicateTerm) throws -> SQLFragment {
+        if case .column(let reference) = term, !reference.path.isEmpty {
+            return SQLFragment(try compiler.textExpression(reference))
+        }
+        if case .element(_, let text) = term { return SQLFragment(text) }
+        if Self.isInsideJSON(term), !compiler.dialect.json.selectsValues {
+            throw ModelStoreError(
+                .invalidQuery,
+                "A #Predicate on \(compiler.table.modelName) reads the text of a value inside a JSON-stored property this way, which \(compiler.dialect.name) does not. Nothing was run.",
+                model: compiler.table.modelName,
+                suggestion: "Filter with untranslated: .evaluateInMemory, or compare the value itself (==).")
+        }
+        return try sql(term, context: nil)
+    }
+
+    /// Whether a term is a value inside a JSON-stored property (or computed from one).
+    static func isInsideJSON(_ term: PredicateTerm) -> Bool {
+        switch context(of: term) {
+        case .json?: return true
+        case .column(let reference)?, .related(_, let reference)?: return !reference.path.isEmpty
+        case nil: return false
+        }
+    }
+
+    /// The text of a constant term, for a backend that tells Characters apart only in one.
+    static func constantText(_ term: PredicateTerm) -> String? {
+        guard case .constant(let value) = term else { return nil }
+        return unwrapped(value) as? String
+    }
+
+    /// A Character-exact text test the backend cannot make (`PredicateSQL.characterContains`).
+    func noCharacters(_ expression: any PredicateExpression, _ name: String) -> ModelStoreError {
+        ModelStoreError(
+            .invalidQuery,
+            "A #Predicate on \(compiler.table.modelName) uses String.\(name), which Swift answers by Characters (\"👍\" is not in \"👍🏽\"); \(compiler.dialect.name) gives Swift's answer only for a constant text whose first and last Characters cannot join their neighbours in more than one way. Nothing was run.",
+            model: compiler.table.modelName, value: name,
+            suggestion:
+                "Filter with untranslated: .evaluateInMemory (the rest of the predicate selects the records, Swift decides), or use the typed condition .contains(\\.property, text) or .hasPrefix, which compare code points on every backend."
+        )
+    }
+
+    /// A constant list a value inside a JSON-stored property is looked for in, where the
+    /// backend compares such values as keys: its own list (`JSONPathSQL.membership`), or one
+    /// comparison per value for an array's element. nil where the usual `IN` list serves.
+    mutating func keyMembership(_ item: PredicateTerm, _ values: [SQLValue]) throws -> SQLFragment? {
+        guard !compiler.dialect.json.selectsValues, !values.isEmpty, Self.isInsideJSON(item) else { return nil }
+        if case .column(let reference) = item { return try compiler.jsonMembership(reference, values) }
+        let context = Self.context(of: item)
+        let value = try sql(item, context: context)
+        var parts: [String] = []
+        var bound: [SQLValue] = []
+        for member in values {
+            let operand = try placed(member, context: context)
+            parts.append("\(value.sql) = \(operand.sql)")
+            bound += value.values + operand.values
+        }
+        return SQLFragment("(" + parts.joined(separator: " OR ") + ")", bound)
     }
 }
 
@@ -883,7 +1058,7 @@ extension PredicateTranslator {
         let condition = try inner.condition(test)
         guard every else { return try compiler.relatedKeys(name, matching: .sql(condition.sql, condition.values)) }
         // Every related record satisfies it: none fails it (an unknown counts as failing).
-        let failing = try compiler.relatedKeys(name, matching: .sql("NOT coalesce((\(condition.sql)), 0)", condition.values))
+        let failing = try compiler.relatedKeys(name, matching: .sql("NOT coalesce((\(condition.sql)), FALSE)", condition.values))
         return failing.negated
     }
 
@@ -911,10 +1086,9 @@ extension PredicateTranslator {
         switch root {
         case .relationship(let name):
             guard try compiler.relationship(name).kind == .toMany else { return nil }
-            if isEmpty { return .sql(try compiler.relatedKeys(name, matching: .constant(true)).negated) }
+            if isEmpty { return .condition(try compiler.relatedKeys(name, matching: .constant(true)).negated) }
             return .sql(try compiler.relatedCount(RelatedCountExpression(relationship: name, predicate: nil)))
         case .column, .relatedColumn, .element:
-            let value = try sql(root, context: nil)
             if rootType == String.self {
                 guard isEmpty else {
                     throw unsupported(
@@ -922,10 +1096,30 @@ extension PredicateTranslator {
                         "Swift counts a string's characters and SQLite its code points, which differ (\"é\" may be one or two); compare the string itself"
                     )
                 }
-                return .sql(SQLFragment("\(value.sql) = ''", value.values))
+                if case .element = root, !compiler.dialect.json.selectsValues {
+                    // An element the backend only compares: compared with the empty string's key.
+                    let value = try sql(root, context: .json)
+                    let empty = try placed(.text(""), context: .json)
+                    return .condition(SQLFragment("\(value.sql) = \(empty.sql)", value.values + empty.values))
+                }
+                let value = try text(root)
+                return .condition(SQLFragment("\(value.sql) = ''", value.values))
             }
-            let length = "coalesce(json_array_length(\(value.sql)), 0)"
-            return .sql(SQLFragment(isEmpty ? length + " = 0" : length, value.values))
+            let counted: SQLFragment
+            if case .column(let reference) = root {
+                counted = SQLFragment(try compiler.jsonArrayLength(reference))
+            } else {
+                let value = try sql(root, context: nil)
+                guard let length = compiler.dialect.json.arrayLength(ofValue: value.sql) else {
+                    throw ModelStoreError(
+                        .invalidQuery,
+                        "A #Predicate on \(compiler.table.modelName) counts an array inside a JSON-stored value this way, which \(compiler.dialect.name) does not. Nothing was run.",
+                        model: compiler.table.modelName, suggestion: "Filter with untranslated: .evaluateInMemory.")
+                }
+                counted = SQLFragment(length, value.values)
+            }
+            let length = "coalesce(\(counted.sql), 0)"
+            return isEmpty ? .condition(SQLFragment(length + " = 0", counted.values)) : .sql(SQLFragment(length, counted.values))
         default:
             return nil
         }
@@ -958,17 +1152,18 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let sequence = try translator.term(sequence)
         if case .relationship(let name) = sequence {
-            return .sql(try translator.related(name, where: test, variable: variable.key, every: true, self))
+            return .condition(try translator.related(name, where: test, variable: variable.key, every: true, self))
         }
         guard case .column(let reference) = sequence else {
             throw translator.unsupported(self, "only a JSON-stored array or a to-many relationship can be tested with allSatisfy")
         }
-        let (source, alias) = try translator.jsonEach(reference, self)
+        let (source, element, text) = try translator.jsonEach(reference, self)
         let outer = translator.bindings[variable.key]
-        translator.bindings[variable.key] = .element(alias)
+        translator.bindings[variable.key] = .element(element, text: text)
         defer { translator.bindings[variable.key] = outer }
         let condition = try translator.condition(test)
-        return .sql(SQLFragment("NOT EXISTS (SELECT 1 FROM \(source) WHERE NOT coalesce((\(condition.sql)), 0))", condition.values))
+        return .condition(
+            SQLFragment("NOT EXISTS (SELECT 1 FROM \(source) WHERE NOT coalesce((\(condition.sql)), FALSE))", condition.values))
     }
 }
 
@@ -1038,13 +1233,15 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatable {
         } else {
             throw translator.unsupported(self, "only a ClosedRange or Range translates")
         }
+        try translator.requireComparable(item, bounds.lower, "compares")
+        try translator.requireComparable(item, bounds.upper, "compares")
         let value = try translator.sql(item, context: context)
         let lower = try translator.sql(bounds.lower, context: context)
         let upper = try translator.sql(bounds.upper, context: context)
         let collation = try translator.orderingCollation(item)
         let sql =
             "(\(lower.sql) <= \(value.sql)\(collation) AND \(value.sql) \(bounds.closed ? "<=" : "<") \(upper.sql)\(collation))"
-        return .sql(SQLFragment(sql, lower.values + value.values + value.values + upper.values))
+        return .condition(SQLFragment(sql, lower.values + value.values + value.values + upper.values))
     }
 }
 

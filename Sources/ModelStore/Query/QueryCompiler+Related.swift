@@ -154,7 +154,7 @@ extension QueryCompiler {
                 suggestion: "Store the elements as a to-many relationship, or filter the records in Swift.")
         }
         try Self.checkJSONPath(reference.path, table: table, reference: reference)
-        let elements = dialect.json.elements(of: base, at: reference.path)
+        let elements = dialect.json.elements(of: base, at: reference.path, as: "\"modelstore_element\"")
         let operand = dialect.json.operand(value)
         return SQLFragment(
             "EXISTS (SELECT 1 FROM \(elements.source) WHERE \(elements.element) = \(operand.sql))", operand.values)

@@ -125,6 +125,30 @@ struct QueryCompiler {
         return base
     }
 
+    /// `reference`, a key path into a JSON-stored value, is one of `values` (none NULL), in the
+    /// backend's own form of such a list (`JSONPathSQL.membership`), or its usual `IN` list.
+    func jsonMembership(_ reference: ColumnReference, _ values: [SQLValue]) throws -> SQLFragment {
+        if let list = dialect.json.membership(of: try jsonColumn(reference), at: reference.path, values, negated: false) {
+            return SQLFragment(list.sql, list.values)
+        }
+        return try membership(expression(reference), values, negated: false)
+    }
+
+    /// The number of elements of the JSON array `reference` names (a JSON-stored property, or
+    /// a key path into one): 0 for any other JSON value, NULL where there is none.
+    func jsonArrayLength(_ reference: ColumnReference) throws -> String {
+        guard !reference.path.isEmpty else {
+            let position = table.layout.position(of: reference.name)
+            guard let position, table.columns[position].isJSON else {
+                throw ModelStoreError(
+                    .invalidQuery, "\(table.modelName).\(reference.name) is not stored as JSON, so it has no elements to count.",
+                    model: table.modelName, column: reference.name)
+            }
+            return dialect.json.arrayLength(of: try column(reference), at: [])
+        }
+        return dialect.json.arrayLength(of: try jsonColumn(reference), at: reference.path)
+    }
+
     /// What a condition on `reference` compares with for `value`: a placeholder, or for a
     /// key path into a JSON-stored value, the backend's operand (`JSONPathSQL.operand`).
     func operand(_ value: SQLValue, for reference: ColumnReference) -> SQLFragment {
@@ -281,7 +305,7 @@ struct QueryCompiler {
             if !dialect.capabilities.translatesPredicates {
                 throw ModelStoreError(
                     .unsupported,
-                    "A #Predicate on \(table.modelName) runs on SQLite only for now: its translation uses SQLite's functions.",
+                    "A #Predicate on \(table.modelName) cannot run on \(dialect.name): it has no translation of predicates.",
                     model: table.modelName,
                     suggestion:
                         "Write the condition with key-path operators (\\.price > 5 && \\.name == \"x\"), which run on both backends.")

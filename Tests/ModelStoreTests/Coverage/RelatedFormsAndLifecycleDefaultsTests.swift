@@ -95,7 +95,6 @@ private struct CovQuiet: StoredModel, SaveCallbacks, DeleteCallbacks, Equatable 
         let refused = #expect(throws: ModelStoreError.self) {
             _ = try CovQuiet.filter(#Predicate { $0.id.description.count > 0 }, untranslated: .refuse).findAll(in: test.store)
         }
-        // (On a server every #Predicate is refused by name as .unsupported: its translation is SQLite's for now.)
-        #expect(refused?.code == (backend == .sqlite ? .invalidQuery : .unsupported))
+        #expect(refused?.code == .invalidQuery)
     }
 }

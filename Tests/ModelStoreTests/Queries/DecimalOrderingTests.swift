@@ -247,9 +247,8 @@ private struct ShelfTotal: Decodable, Sendable, Equatable {
 /// `#Predicate` and `SortDescriptor` on a Decimal agree with `Predicate.evaluate` and `sorted(using:)`.
 @Suite struct DecimalPredicateTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
-    @Test func predicatesAndSortDescriptorsOnADecimalAgreeWithFoundation() throws {
-        let test = try TestStore()
+    @Test(arguments: Backend.available) func predicatesAndSortDescriptorsOnADecimalAgreeWithFoundation(_ backend: Backend) throws {
+        let test = try TestStore(backend)
         _ = try Lot.save(DecimalOrderingTests.lots, in: test.store)
         let records = DecimalOrderingTests.lots
         for limit in DecimalOrderingTests.values {

@@ -29,9 +29,8 @@ private struct Parcel: StoredModel, Equatable {
     private static let heavy = #Predicate<Parcel> { ($0.weight ?? 0) > 6 }
     private static var heavyIDs: [Int64] { parcels.filter { ($0.weight ?? 0) > 6 }.map(\.id) }
 
-    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
-    @Test func findersCountsAndExistsTakeAPredicate() throws {
-        let test = try store(.sqlite)
+    @Test(arguments: Backend.available) func findersCountsAndExistsTakeAPredicate(_ backend: Backend) throws {
+        let test = try store(backend)
         let store = test.store
         let byWeight = [SortDescriptor(\Parcel.weight, order: .reverse)]
         let expectedByWeight = Self.parcels.filter { ($0.weight ?? 0) > 6 }.sorted(using: byWeight).map(\.id)
@@ -53,9 +52,10 @@ private struct Parcel: StoredModel, Equatable {
                 == Self.parcels.sorted(using: [SortDescriptor(\Parcel.weight), SortDescriptor(\Parcel.id, order: .reverse)]).map(\.id))
     }
 
-    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
-    @Test func findersCountsAndExistsTakeAPredicateAsyncAndWithACompletionHandler() async throws {
-        let test = try store(.sqlite)
+    @Test(arguments: Backend.available) func findersCountsAndExistsTakeAPredicateAsyncAndWithACompletionHandler(_ backend: Backend)
+        async throws
+    {
+        let test = try store(backend)
         let store = test.store
         let byWeight = [SortDescriptor(\Parcel.weight, order: .reverse)]
         let expectedByWeight = Self.parcels.filter { ($0.weight ?? 0) > 6 }.sorted(using: byWeight).map(\.id)
@@ -91,8 +91,7 @@ private struct Parcel: StoredModel, Equatable {
         #expect(try await completed { Parcel.exists(where: Self.heavy, in: store, completion: $0) })
     }
 
-    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
-    @Test func changesTakeAPredicateInEveryForm() async throws {
+    @Test(arguments: Backend.available) func changesTakeAPredicateInEveryForm(_ backend: Backend) async throws {
         func completed<T: Sendable>(_ call: (@escaping @Sendable (Result<T, ModelStoreError>) -> Void) -> Void) async throws -> T {
             try await withCheckedThrowingContinuation { continuation in call { continuation.resume(with: $0.mapError { $0 as any Error }) }
             }
@@ -100,7 +99,7 @@ private struct Parcel: StoredModel, Equatable {
         let light = #Predicate<Parcel> { $0.weight != nil && ($0.weight ?? 0) < 3 }
         let unweighed = #Predicate<Parcel> { $0.weight == nil }
         for form in 0..<3 {
-            let test = try store(.sqlite)
+            let test = try store(backend)
             let store = test.store
             let changed: Int
             let deleted: Int
@@ -147,9 +146,8 @@ private struct Parcel: StoredModel, Equatable {
         }
     }
 
-    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
-    @Test func anUntranslatablePredicateIsEvaluatedInMemoryOnlyWhenAsked() throws {
-        let test = try store(.sqlite)
+    @Test(arguments: Backend.available) func anUntranslatablePredicateIsEvaluatedInMemoryOnlyWhenAsked(_ backend: Backend) throws {
+        let test = try store(backend)
         let store = test.store
         // `label.count` (characters) does not translate; `weight` does.
         let odd = #Predicate<Parcel> { $0.weight != nil && $0.label.count == 3 }
@@ -162,7 +160,8 @@ private struct Parcel: StoredModel, Equatable {
         let query = Parcel.filter(odd, untranslated: .evaluateInMemory)
         #expect(try query.findAll(in: store).map(\.id) == expected)
         // The translated part narrowed the read: the statement names the weight.
-        #expect(test.sql.last { $0.hasPrefix("SELECT") }?.contains("\"weight\" IS NOT ?") == true)
+        let narrowed = backend == .sqlite ? "\"weight\" IS NOT ?" : "\"weight\" IS DISTINCT FROM $1"
+        #expect(test.sql.last { $0.hasPrefix("SELECT") }?.contains(narrowed) == true)
         #expect(try query.count(in: store) == expected.count)
         #expect(try query.exists(in: store))
         #expect(try query.findFirst(in: store)?.id == expected.first)
@@ -195,9 +194,8 @@ private struct Parcel: StoredModel, Equatable {
         #expect(failed?.model == "Parcel")
     }
 
-    // SQLite only until PostgreSQL answers the same: a #Predicate throws .unsupported on PostgreSQL (its translation uses SQLite's functions).
-    @Test func anInMemoryFilterWorksAsyncAndInALiveQuery() async throws {
-        let test = try store(.sqlite)
+    @Test(arguments: Backend.available) func anInMemoryFilterWorksAsyncAndInALiveQuery(_ backend: Backend) async throws {
+        let test = try store(backend)
         let store = test.store
         let query = Parcel.filter(#Predicate { $0.weight != nil && $0.label.count == 3 }, untranslated: .evaluateInMemory)
         let expected = Self.parcels.filter { $0.weight != nil && $0.label.count == 3 }.map(\.id)
