@@ -5,25 +5,30 @@
     ///
     /// A `Bool` property is a BIGINT 1 or 0 here, as on SQLite, and a condition is BOOLEAN:
     /// each becomes the other where the predicate uses it so. Integer arithmetic runs in
-    /// NUMERIC, which cannot overflow, and is checked against the Swift type's range before it
-    /// is used; a refusal is a cast that fails with the refusal's text (SQLSTATE 22P02), which
-    /// `ModelStoreError.server` reports as `.invalidQuery`. Double arithmetic that overflows or
-    /// divides by zero fails on the server itself (22003, 22012), reported the same way.
+    /// BIGINT, which fails the statement where a 64-bit result overflows (22003); a narrower
+    /// Swift type's result is checked against its range. A refusal is a cast that fails with
+    /// the refusal's text (22P02). Double arithmetic that overflows or divides by zero fails
+    /// on the server itself (22003, 22012). `ModelStoreError.server` reports each as
+    /// `.invalidQuery`.
     struct PostgresPredicates: PredicateSQL {
         /// What a refusal's text starts with inside the server's message.
         static let refusalPrefix = "modelstore_refuse: "
 
         func truth(of value: String) -> String { "((\(value)) <> 0)" }
         func number(of condition: String) -> String { "((\(condition))::integer)" }
-        func integerOperand(_ value: String) -> String { "(\(value))::numeric" }
+        func integerOperand(_ value: String) -> String { value }
 
         func checkedInteger(_ expression: String, min: Int64, max: Int64, message: String) -> String {
-            // Computed once per row, in a subquery the planner keeps (`OFFSET 0`).
-            """
-            (SELECT CASE WHEN modelstore_n IS NULL THEN NULL WHEN modelstore_n BETWEEN \(min) AND \(max) THEN modelstore_n::bigint \
-            ELSE \(refusal(message, reading: ("modelstore_n", [])).sql) END \
-            FROM (SELECT (\(expression))::numeric AS modelstore_n OFFSET 0) AS modelstore_checked)
-            """
+            // 64 bits: BIGINT's own overflow check is Swift's (measured: the subquery below
+            // made `$0.n * 3 > x` over 100,000 rows take 6 times as long as the plain product).
+            if min == .min, max == .max { return "(\(expression))" }
+            // A narrower type: its operands are within it, so the BIGINT result is exact, and
+            // is checked once per row, in a subquery the planner keeps (`OFFSET 0`).
+            return """
+                (SELECT CASE WHEN modelstore_n IS NULL THEN NULL WHEN modelstore_n BETWEEN \(min) AND \(max) THEN modelstore_n \
+                ELSE \(refusal(message, reading: ("modelstore_n", [])).sql) END \
+                FROM (SELECT (\(expression))::bigint AS modelstore_n OFFSET 0) AS modelstore_checked)
+                """
         }
 
         // The server fails the statement itself where a Double overflows (22003) or is divided
