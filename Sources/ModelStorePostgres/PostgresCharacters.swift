@@ -7,7 +7,7 @@
     /// Swift finds a text inside another where its code points occur at a point where a
     /// Character (a grapheme cluster) starts and end where one ends: "👍" is not in "👍🏽" (the
     /// skin tone joins the thumb), "\r" is not in "\r\n", "🇸🇫" is not in "🇺🇸🇫🇷". For text in
-    /// NFC (as Swift and the store write it) that is the whole test, since a Character equals
+    /// NFC (what keyboards and most sources give; the store keeps text as given) that is the whole test, since a Character equals
     /// another exactly when their code points do. The server has no notion of a Character, so
     /// the expression carries Swift's answers: the code points of the text, preceded by a
     /// look-behind for what would join its first Character to the one before, followed by a
@@ -180,6 +180,8 @@
             /// Symbols and punctuation, and the unassigned code points of the emoji planes' blocks
             /// (Extended_Pictographic reserves them).
             private static func isPictographCandidate(_ scalar: Unicode.Scalar) -> Bool {
+                // ℹ (a letter) and 〰 (a dash) are emoji too.
+                if scalar.properties.isEmoji { return true }
                 switch scalar.properties.generalCategory {
                 case .otherSymbol, .mathSymbol, .otherPunctuation, .modifierSymbol: return true
                 case .unassigned: return (0x1F000...0x1FFFF).contains(scalar.value)

@@ -83,6 +83,12 @@
                     "The query divides by zero on a stored record (\(message)), where Swift stops the program or gives infinity or NaN. Nothing was changed.",
                     message: message, state: state, sql: sql, column: column,
                     suggestion: "Guard the division in the condition (b != 0 ? a / b : 0), or fix the stored values.")
+            case "22003" where message.contains("underflow"):
+                return .backend(
+                    .invalidQuery,
+                    "The query computes a Double too small for the server on a stored record (\(message)), where Swift gives 0 or a subnormal number. Nothing was changed.",
+                    message: message, state: state, sql: sql, column: column,
+                    suggestion: "Compare the stored value itself, or filter with untranslated: .evaluateInMemory.")
             case "22003" where message.contains("bigint out of range") || message.contains("value out of range"):
                 return .backend(
                     .invalidQuery,

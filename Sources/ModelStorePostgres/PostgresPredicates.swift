@@ -42,9 +42,13 @@
         }
 
         func refusal(_ message: String, reading value: (sql: String, values: [SQLValue])) -> (sql: String, values: [SQLValue]) {
-            // The empty text read from the row keeps the planner from failing the statement
-            // while it plans it, before any record needs the refusal.
-            ("CAST(\(literal(Self.refusalPrefix + message)) || left((\(value.sql))::text, 0) AS bigint)", value.values)
+            // The empty text read from the row, through a subquery the planner keeps, stops it
+            // from failing the statement while it plans it (where a parameter is a constant: a
+            // divisor of 0 refused an empty table), before any record needs the refusal.
+            (
+                "(SELECT CAST(\(literal(Self.refusalPrefix + message)) || left(modelstore_v::text, 0) AS bigint) FROM (SELECT (\(value.sql)) AS modelstore_v OFFSET 0) AS modelstore_refusal)",
+                value.values
+            )
         }
 
         // Doubles go untyped (`PostgresDriverConnection`), typed by the SQL around them: with

@@ -124,6 +124,9 @@ enum PredicateTerm {
     case formed(SQLFragment, PredicateTranslator.Context)
     /// A condition: SQL that is true, false or unknown (a comparison, `AND`, `EXISTS` …).
     case condition(SQLFragment)
+    /// `test ? yes : no` of values in no stored form of their own (constants): bound in the
+    /// form of what the choice is compared with.
+    indirect case choice(SQLFragment, PredicateTerm, PredicateTerm)
     /// Any other SQL value.
     case sql(SQLFragment)
 }
@@ -198,6 +201,18 @@ struct PredicateTranslator {
         throw failure ?? unsupported(expression)
     }
 
+    /// The expression as a constant when it uses no record and cannot trap (`prefix ?? ""`,
+    /// which would otherwise translate to SQL), else as it translates: a backend that tells
+    /// Characters apart only in a constant text (`PredicateSQL.characterContains`) gets one.
+    mutating func constantFirst(_ expression: any PredicateExpression) throws -> PredicateTerm {
+        func evaluate<E: PredicateExpression>(_ expression: E) throws -> Any { try expression.evaluate(PredicateBindings()) }
+        if !(expression is any SQLTranslatableValue) {
+            let shape = String(describing: type(of: expression))
+            if !Self.mayTrap.contains(where: { shape.contains($0) }), let value = try? evaluate(expression) { return .constant(value) }
+        }
+        return try term(expression)
+    }
+
     /// Which expression types translate, by type: a predicate of one shape is made of the same
     /// types every time, and looking a conformance up costs more than the rest of a node's
     /// translation (measured: W5 as a predicate, 23,000 instructions a query before).
@@ -266,6 +281,10 @@ struct PredicateTranslator {
             return try compiler.relatedValue(relationship, reference)
         case .sql(let fragment), .formed(let fragment, _):
             return SQLFragment("(" + fragment.sql + ")", fragment.values)
+        case .choice(let test, let yes, let no):
+            let y = try sql(yes, context: context)
+            let n = try sql(no, context: context)
+            return SQLFragment("(CASE WHEN \(test.sql) THEN \(y.sql) ELSE \(n.sql) END)", test.values + y.values + n.values)
         case .condition(let fragment):
             // A condition used as a value (`$0.flag == ($0.stock > 3)`): 1, 0 or NULL.
             return SQLFragment(compiler.dialect.predicates.number(of: "(" + fragment.sql + ")"), fragment.values)
@@ -345,6 +364,18 @@ struct PredicateTranslator {
 
     /// `left op right` for terms already translated.
     mutating func compare(_ left: PredicateTerm, _ op: String, _ right: PredicateTerm) throws -> PredicateTerm {
+        // A choice between constants compares each with the other side: each constant is then
+        // bound in that side's form and typed by it.
+        if case .choice(let test, let yes, let no) = right {
+            let y = try truth(compare(left, op, yes))
+            let n = try truth(compare(left, op, no))
+            return .condition(SQLFragment("CASE WHEN \(test.sql) THEN \(y.sql) ELSE \(n.sql) END", test.values + y.values + n.values))
+        }
+        if case .choice(let test, let yes, let no) = left {
+            let y = try truth(compare(yes, op, right))
+            let n = try truth(compare(no, op, right))
+            return .condition(SQLFragment("CASE WHEN \(test.sql) THEN \(y.sql) ELSE \(n.sql) END", test.values + y.values + n.values))
+        }
         try requireSameForm(left, right, "compares")
         try requireComparable(left, right, "compares")
         let context = Self.context(of: left) ?? Self.context(of: right)
@@ -361,6 +392,13 @@ struct PredicateTranslator {
         default: compared = "\(l.sql) \(op) \(r.sql)\(collation)"
         }
         return .condition(SQLFragment(compared, l.values + r.values))
+    }
+
+    /// `fragment`, computed from `term`, in `term`'s stored form where it has one (so a
+    /// constant compared with it is bound in that form, inside JSON as the backend's operand).
+    static func keeping(_ term: PredicateTerm, _ fragment: SQLFragment) -> PredicateTerm {
+        if case .condition = term { return .sql(fragment) }
+        return context(of: term).map { .formed(fragment, $0) } ?? .sql(fragment)
     }
 
     /// A computed value in a column's form stands for that column when choosing a collation.
@@ -410,7 +448,7 @@ struct PredicateTranslator {
     func requireComparable(_ left: PredicateTerm, _ right: PredicateTerm, _ what: String) throws {
         guard !compiler.dialect.json.selectsValues, Self.isInsideJSON(left) != Self.isInsideJSON(right) else { return }
         let other = Self.isInsideJSON(left) ? right : left
-        if case .constant = other { return }
+        if Self.isConstant(other) { return }
         throw ModelStoreError(
             .invalidQuery,
             "A #Predicate on \(compiler.table.modelName) \(what) a value inside a JSON-stored property with a property or a computed value, which \(compiler.dialect.name) compares only with a constant or another value inside JSON. Nothing was run.",
@@ -473,6 +511,11 @@ extension PredicateExpressions.Variable: SQLTranslatable {
         return bound
     }
 }
+
+/// A captured value, a constant as it translates.
+protocol SQLTranslatableValue {}
+
+extension PredicateExpressions.Value: SQLTranslatableValue {}
 
 extension PredicateExpressions.Value: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm { .constant(value) }
@@ -612,17 +655,25 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
             let t = try translator.sql(result, context: nil)
             guard try translator.compiler.relationship(name).kind == .toOne else { return .sql(t) }
             let linked = try translator.compiler.relatedKeys(name, matching: .constant(true))
-            return .sql(SQLFragment("CASE WHEN NOT \(linked.sql) THEN NULL ELSE \(t.sql) END", linked.values + t.values))
+            return PredicateTranslator.keeping(
+                result, SQLFragment("CASE WHEN NOT \(linked.sql) THEN NULL ELSE \(t.sql) END", linked.values + t.values))
         }
-        // A path further into the same JSON value is NULL exactly when the value is.
+        // A path further into the same JSON value is NULL exactly when the value is (of this
+        // record, or of the record a to-one links to).
         if case .column(let base) = inner, case .column(let reached) = result, reached.name == base.name,
             reached.path.starts(with: base.path)
         {
             return result
         }
+        if case .relatedColumn(let name, let base) = inner, case .relatedColumn(let other, let reached) = result, other == name,
+            reached.name == base.name, reached.path.starts(with: base.path)
+        {
+            return result
+        }
         let w = try translator.sql(inner, context: nil)
         let t = try translator.sql(result, context: nil)
-        return .sql(SQLFragment("CASE WHEN \(w.sql) IS NULL THEN NULL ELSE \(t.sql) END", w.values + t.values))
+        return PredicateTranslator.keeping(
+            result, SQLFragment("CASE WHEN \(w.sql) IS NULL THEN NULL ELSE \(t.sql) END", w.values + t.values))
     }
 }
 
@@ -742,9 +793,11 @@ extension PredicateTranslator {
         let plain = SQLFragment("\(l.sql) \(op) \(r.sql)", l.values + r.values)
         guard !Self.isSafeDivisor(divisor) else { return .sql(plain) }
         let minimum = Self.integerBounds(type)?.min ?? Int64.min
+        // The refusal reads both operands, so it belongs to the record (a backend must not
+        // raise it for a constant divisor before any record is read).
         let refusal = compiler.dialect.predicates.refusal(
             "A #Predicate on \(compiler.table.modelName) divides by zero (or the smallest integer by -1) on a stored record, where Swift stops the program.",
-            reading: (r.sql, r.values))
+            reading: ("ROW(\(l.sql), \(r.sql))", l.values + r.values))
         return .sql(
             SQLFragment(
                 "CASE WHEN \(r.sql) = 0 OR (\(r.sql) = -1 AND \(l.sql) = \(minimum)) THEN \(refusal.sql) ELSE \(plain.sql) END",
@@ -801,6 +854,10 @@ extension PredicateExpressions.Conditional: SQLTranslatable {
         try translator.requireSameForm(yesTerm, noTerm, "chooses between")
         try translator.requireComparable(yesTerm, noTerm, "chooses between")
         let context = PredicateTranslator.context(of: yesTerm) ?? PredicateTranslator.context(of: noTerm)
+        // Two constants take the form of what the choice meets (a Decimal's, a date's).
+        if context == nil, PredicateTranslator.isConstant(yesTerm), PredicateTranslator.isConstant(noTerm) {
+            return .choice(test, yesTerm, noTerm)
+        }
         let yes = try translator.sql(yesTerm, context: context)
         let no = try translator.sql(noTerm, context: context)
         let chosen = SQLFragment("CASE WHEN \(test.sql) THEN \(yes.sql) ELSE \(no.sql) END", test.values + yes.values + no.values)
@@ -814,7 +871,7 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
             throw translator.unsupported(self, "only a string containing a string translates")
         }
         let haystack = try translator.text(translator.term(base))
-        let part = try translator.term(other)
+        let part = try translator.constantFirst(other)
         let needle = try translator.text(part)
         guard
             let found = translator.compiler.dialect.predicates.characterContains(
@@ -830,7 +887,7 @@ extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
             throw translator.unsupported(self, "only a string starting with a string translates")
         }
         let text = try translator.text(translator.term(base))
-        let part = try translator.term(prefix)
+        let part = try translator.constantFirst(prefix)
         let start = try translator.text(part)
         guard
             let found = translator.compiler.dialect.predicates.characterStarts(
@@ -926,6 +983,15 @@ extension PredicateTranslator {
                 suggestion: "Filter with untranslated: .evaluateInMemory, or compare the value itself (==).")
         }
         return try sql(term, context: nil)
+    }
+
+    /// Whether a term is a constant, or a choice between constants.
+    static func isConstant(_ term: PredicateTerm) -> Bool {
+        switch term {
+        case .constant: return true
+        case .choice(_, let yes, let no): return isConstant(yes) && isConstant(no)
+        default: return false
+        }
     }
 
     /// Whether a term is a value inside a JSON-stored property (or computed from one).

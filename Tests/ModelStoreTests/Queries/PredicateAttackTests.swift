@@ -129,6 +129,23 @@ private struct AtkMixed: StoredModel, Equatable {
     static let primaryKey = ["id"]
 }
 
+/// A to-one whose record holds an optional JSON-stored struct (`$0.hall?.info?.amount`).
+private struct AtkHall: StoredModel, Equatable {
+    var id: Int64
+    var info: AtkInfo?
+    var shows: [AtkShow]?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<AtkHall>] = [.toMany(\.shows, inverse: \AtkShow.hall)]
+}
+
+private struct AtkShow: StoredModel, Equatable {
+    var id: Int64
+    var title: String
+    var hall: AtkHall?
+    static let primaryKey = ["id"]
+    static let relationships: [Relationship<AtkShow>] = [.toOne(\.hall, inverse: \AtkHall.shows)]
+}
+
 private struct AtkParcel: StoredModel, Equatable {
     var id: Int64
     var label: String
@@ -228,6 +245,60 @@ private func expectRefused<M: StoredModel>(
         try check(#Predicate<AtkNumber> { !($0.x - $0.y < 0) }, \.id, in: store, "!(x - y < 0)")
         try check(#Predicate<AtkNumber> { $0.x - $0.y == $0.x - $0.y }, \.id, in: store, "(x - y) == (x - y)")
         try check(#Predicate<AtkNumber> { $0.x + $0.y > 1e308 }, \.id, in: store, "x + y > 1e308 (overflow to infinity)")
+        // A product too small for a Double: 0 in Swift, refused by a server (underflow).
+        try check(#Predicate<AtkNumber> { $0.y * 1e-200 * 1e-200 < 1 }, \.id, in: store, "underflow")
+    }
+
+    /// A constant divisor of -1 or 0: answered as Swift answers on the stored records (nothing
+    /// to refuse in an empty table; -1 never traps below the smallest integer), on every
+    /// backend — a server must not refuse while it plans the statement.
+    @Test(arguments: Backend.available) func constantDivisorsAreRefusedOnlyByARecordThatTraps(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        let zero = 0
+        #expect(answer { try AtkNumber.filter(#Predicate { $0.a / zero > 5 }).findAll(in: store).map(\.id) } == .ids([]))
+        #expect(answer { try AtkNumber.filter(#Predicate { $0.a % zero == 0 }).findAll(in: store).map(\.id) } == .ids([]))
+        _ = try AtkNumber.save(Self.numbers([(7, 1, 0, 0), (-9, 1, 0, 0), (0, 1, 0, 0)]), in: store)
+        let minusOne = -1
+        try check(#Predicate<AtkNumber> { $0.a / -1 > 5 }, \.id, in: store, "a / -1 > 5", refusalAllowed: false)
+        try check(#Predicate<AtkNumber> { $0.a % minusOne == 0 }, \.id, in: store, "a % -1 == 0", refusalAllowed: false)
+        try check(#Predicate<AtkNumber> { $0.a / minusOne < 0 }, \.id, in: store, "a / captured -1", refusalAllowed: false)
+        expectRefused(#Predicate<AtkNumber> { $0.a / zero > 5 }, \.id, in: store, "a / 0 on stored records")
+    }
+
+    /// A value inside a JSON-stored struct of the record a to-one links to, through two
+    /// optional chains, and a choice between two Decimal constants: compared in the stored
+    /// form on every backend (a server compared a key with a plain parameter and failed).
+    @Test(arguments: Backend.available) func relatedJSONValuesAndChosenConstantsCompareInTheirStoredForm(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        let day = Date(timeIntervalSince1970: 1_700_000_000)
+        let code = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+        let halls = [
+            AtkHall(id: 1, info: AtkInfo(opened: day, code: code, amount: Decimal(string: "7.5")!, open: true)),
+            AtkHall(id: 2, info: nil),
+            AtkHall(id: 3, info: AtkInfo(opened: day, code: code, amount: Decimal(string: "12")!, open: false)),
+        ]
+        _ = try AtkHall.save(halls, in: store)
+        let shows = (1...5).map { AtkShow(id: Int64($0), title: "s\($0)", hall: $0 == 5 ? nil : halls[$0 % 3]) }
+        _ = try AtkShow.save(shows, in: store)
+        let stored = try AtkShow.findAll(loading: .direct, in: store)
+        let ten = Decimal(10)
+        func agree(_ predicate: Predicate<AtkShow>, _ label: String) {
+            let expected = (try? stored.filter { try predicate.evaluate($0) }.map(\.id).sorted()) ?? []
+            let found = answer { try AtkShow.filter(predicate).findAll(in: store).map(\.id) }
+            #expect(found == .ids(expected), "\(label)")
+        }
+        agree(#Predicate { $0.hall?.info?.amount == ten }, "hall?.info?.amount == 10")
+        agree(#Predicate { ($0.hall?.info?.open ?? false) }, "hall?.info?.open ?? false")
+        agree(#Predicate { $0.hall?.info?.open == true }, "hall?.info?.open == true")
+        agree(#Predicate { $0.hall?.info != nil }, "hall?.info != nil")
+        _ = try AtkMixed.save(Self.mixed(), in: store)
+        let five = Decimal(5)
+        let mixed = try AtkMixed.findAll(in: store)
+        let chosen = #Predicate<AtkMixed> { $0.amount > ($0.ok == true ? five : ten) }
+        let expected = try mixed.filter { try chosen.evaluate($0) }.map(\.id).sorted()
+        #expect(answer { try AtkMixed.filter(chosen).findAll(in: store).map(\.id) } == .ids(expected))
     }
 
     // FINDING: `Float` arithmetic rounds to Float in Swift; SQLite computes in Double, so
@@ -327,7 +398,7 @@ private func expectRefused<M: StoredModel>(
     @Test(arguments: Backend.available) func charactersOfEveryKindContainAndStartAsSwiftSays(_ backend: Backend) throws {
         let atoms = [
             "a", "e", "\u{0301}", "👍", "🏽", "🇺", "🇸", "🇫", "🇷", "\r", "\n", "\u{200D}", "👩", "👧", "क", "\u{094D}", "ष",
-            "ि", "\u{1100}", "\u{1161}", "\u{11A8}", "각", "\u{0600}", "x", "😀", "\u{FE0F}", "1", "\u{20E3}", " ",
+            "ि", "\u{1100}", "\u{1161}", "\u{11A8}", "각", "\u{0600}", "x", "😀", "\u{FE0F}", "1", "\u{20E3}", " ", "ℹ",
         ]
         var random = SeededGenerator(
             seed: ProcessInfo.processInfo.environment["MODELSTORE_ORACLE_SEED"].flatMap { UInt64($0) } ?? 20_261_127)
@@ -368,6 +439,12 @@ private func expectRefused<M: StoredModel>(
                 #expect(found == .ids(expected), "\(label) \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
             }
         }
+        // A text computed from captured values only is a constant too, on every backend.
+        let maybe: String? = "👍"
+        let computed = #Predicate<AtkText> { $0.name.contains(maybe ?? "") }
+        let computedIDs = try stored.filter { try computed.evaluate($0) }.map(\.id).sorted()
+        #expect(!computedIDs.isEmpty)
+        #expect(answer { try AtkText.filter(computed).findAll(in: test.store).map(\.id) } == .ids(computedIDs))
         // SQLite answers every one; a server refuses only a few (edges that join both ways).
         #expect(backend == .sqlite ? refusedNeedles.isEmpty : answered >= needles.count * 3 / 2, "\(refusedNeedles.count) refused")
     }
