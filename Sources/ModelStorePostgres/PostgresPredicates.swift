@@ -16,7 +16,6 @@
 
         func truth(of value: String) -> String { "((\(value)) <> 0)" }
         func number(of condition: String) -> String { "((\(condition))::integer)" }
-        func integerOperand(_ value: String) -> String { value }
 
         func checkedInteger(_ expression: String, min: Int64, max: Int64, message: String) -> String {
             // 64 bits: BIGINT's own overflow check is Swift's (measured: the subquery below

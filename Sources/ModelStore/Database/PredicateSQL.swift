@@ -10,9 +10,6 @@ package protocol PredicateSQL: Sendable {
     func truth(of value: String) -> String
     /// A condition as a value a `Bool` property compares with: 1, 0, or NULL when unknown.
     func number(of condition: String) -> String
-    /// An integer operand of `+`, `-`, `*` or a negation, in a type wide enough that the result
-    /// reaches `checkedInteger` rather than failing the statement first.
-    func integerOperand(_ value: String) -> String
     /// `expression` where it is an integer within `min...max` (NULL stays NULL), else the
     /// statement fails with `message` (reported as `.invalidQuery`).
     func checkedInteger(_ expression: String, min: Int64, max: Int64, message: String) -> String
@@ -54,7 +51,6 @@ extension PredicateSQL {
 struct SQLitePredicates: PredicateSQL {
     func truth(of value: String) -> String { value }
     func number(of condition: String) -> String { condition }
-    func integerOperand(_ value: String) -> String { value }
 
     func checkedInteger(_ expression: String, min: Int64, max: Int64, message: String) -> String {
         "modelstore_integer(\(expression), \(min), \(max), \(literal(message)))"

@@ -715,22 +715,15 @@ extension PredicateTranslator {
         return SQLFragment(predicates.checkedReal(expression.sql, message: message), expression.values)
     }
 
-    /// An operand of integer arithmetic as the backend computes it (`PredicateSQL.integerOperand`),
-    /// or any other as it is; refused where it is a value inside a JSON-stored one the backend
-    /// only compares (`JSONPathSQL.selectsValues`).
-    func arithmeticOperand(_ term: PredicateTerm, _ value: SQLFragment, _ type: Any.Type, _ expression: any PredicateExpression) throws
-        -> String
-    {
-        if !compiler.dialect.json.selectsValues {
-            if Self.isInsideJSON(term) {
-                throw ModelStoreError(
-                    .invalidQuery,
-                    "A #Predicate on \(compiler.table.modelName) computes with a value inside a JSON-stored property, which \(compiler.dialect.name) compares and orders but does not compute with. Nothing was run.",
-                    model: compiler.table.modelName,
-                    suggestion: "Compare the value itself, or filter with untranslated: .evaluateInMemory.")
-            }
-        }
-        return Self.integerBounds(type) != nil ? compiler.dialect.predicates.integerOperand(value.sql) : value.sql
+    /// Refuses arithmetic on a value inside a JSON-stored property where the backend reads
+    /// such a value as a key it only compares (`JSONPathSQL.selectsValues`).
+    func requireComputable(_ terms: PredicateTerm...) throws {
+        guard !compiler.dialect.json.selectsValues, terms.contains(where: Self.isInsideJSON) else { return }
+        throw ModelStoreError(
+            .invalidQuery,
+            "A #Predicate on \(compiler.table.modelName) computes with a value inside a JSON-stored property, which \(compiler.dialect.name) compares and orders but does not compute with. Nothing was run.",
+            model: compiler.table.modelName,
+            suggestion: "Compare the value itself, or filter with untranslated: .evaluateInMemory.")
     }
 
     /// `-value` for a number Swift negates without trapping (not an integer type's minimum);
@@ -770,11 +763,10 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
         let (left, right) = (try translator.term(lhs), try translator.term(rhs))
         let l = try translator.sql(left, context: nil)
         let r = try translator.sql(right, context: nil)
-        let lo = try translator.arithmeticOperand(left, l, LHS.Output.self, self)
-        let ro = try translator.arithmeticOperand(right, r, LHS.Output.self, self)
+        try translator.requireComputable(left, right)
         return .sql(
             translator.checked(
-                SQLFragment("\(lo) \(symbol) \(ro)", l.values + r.values), LHS.Output.self, "computes beyond the range of its type"))
+                SQLFragment("\(l.sql) \(symbol) \(r.sql)", l.values + r.values), LHS.Output.self, "computes beyond the range of its type"))
     }
 }
 
@@ -788,8 +780,7 @@ extension PredicateTranslator {
         let (dividend, divisor) = (try term(lhs), try term(rhs))
         let l = try sql(dividend, context: nil)
         let r = try sql(divisor, context: nil)
-        _ = try arithmeticOperand(dividend, l, type, expression)
-        _ = try arithmeticOperand(divisor, r, type, expression)
+        try requireComputable(dividend, divisor)
         let plain = SQLFragment("\(l.sql) \(op) \(r.sql)", l.values + r.values)
         guard !Self.isSafeDivisor(divisor) else { return .sql(plain) }
         let minimum = Self.integerBounds(type)?.min ?? Int64.min
@@ -823,10 +814,9 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable {
         let (dividend, divisor) = (try translator.term(lhs), try translator.term(rhs))
         let l = try translator.sql(dividend, context: nil)
         let r = try translator.sql(divisor, context: nil)
+        try translator.requireComputable(dividend, divisor)
         let quotient = SQLFragment(
-            translator.compiler.dialect.predicates.realQuotient(
-                try translator.arithmeticOperand(dividend, l, LHS.Output.self, self),
-                try translator.arithmeticOperand(divisor, r, LHS.Output.self, self)), l.values + r.values)
+            translator.compiler.dialect.predicates.realQuotient(l.sql, r.sql), l.values + r.values)
         guard !PredicateTranslator.isSafeDivisor(divisor) else { return .sql(quotient) }
         return .sql(translator.checked(quotient, LHS.Output.self, "divides by zero"))
     }
@@ -839,8 +829,9 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable {
         // A negative literal (`-9`) is a constant, bound in the form of what it meets (a value
         // inside a JSON-stored one compares with a key on a server, not with SQL arithmetic).
         if case .constant(let value) = term, let negated = PredicateTranslator.negatedConstant(value) { return .constant(negated) }
+        try translator.requireComputable(term)
         let inner = try translator.sql(term, context: nil)
-        let negated = SQLFragment("- \(try translator.arithmeticOperand(term, inner, Wrapped.Output.self, self))", inner.values)
+        let negated = SQLFragment("- \(inner.sql)", inner.values)
         guard PredicateTranslator.integerBounds(Wrapped.Output.self) != nil else { return .sql(negated) }
         return .sql(translator.checked(negated, Wrapped.Output.self, "negates the smallest integer"))
     }
@@ -870,14 +861,7 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
         guard Base.Output.self == String.self, Other.Output.self == String.self else {
             throw translator.unsupported(self, "only a string containing a string translates")
         }
-        let haystack = try translator.text(translator.term(base))
-        let part = try translator.constantFirst(other)
-        let needle = try translator.text(part)
-        guard
-            let found = translator.compiler.dialect.predicates.characterContains(
-                (haystack.sql, haystack.values), (needle.sql, needle.values), constant: PredicateTranslator.constantText(part))
-        else { throw translator.noCharacters(self, "contains") }
-        return .condition(SQLFragment(found.sql, found.values))
+        return try translator.characterTest(base, other, starts: false, self)
     }
 }
 
@@ -886,14 +870,7 @@ extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
         guard Base.Output.self == String.self, Prefix.Output.self == String.self else {
             throw translator.unsupported(self, "only a string starting with a string translates")
         }
-        let text = try translator.text(translator.term(base))
-        let part = try translator.constantFirst(prefix)
-        let start = try translator.text(part)
-        guard
-            let found = translator.compiler.dialect.predicates.characterStarts(
-                (text.sql, text.values), (start.sql, start.values), constant: PredicateTranslator.constantText(part))
-        else { throw translator.noCharacters(self, "starts(with:)") }
-        return .condition(SQLFragment(found.sql, found.values))
+        return try translator.characterTest(base, prefix, starts: true, self)
     }
 }
 
@@ -1001,6 +978,24 @@ extension PredicateTranslator {
         case .column(let reference)?, .related(_, let reference)?: return !reference.path.isEmpty
         case nil: return false
         }
+    }
+
+    /// `base.contains(part)` or `base.starts(with: part)` by Characters, as the backend spells
+    /// it (`PredicateSQL.characterContains`, `characterStarts`), or a refusal naming it.
+    mutating func characterTest(
+        _ base: any PredicateExpression, _ part: any PredicateExpression, starts: Bool, _ expression: any PredicateExpression
+    ) throws -> PredicateTerm {
+        let text = try self.text(term(base))
+        let partTerm = try constantFirst(part)
+        let other = try self.text(partTerm)
+        let predicates = compiler.dialect.predicates
+        let constant = Self.constantText(partTerm)
+        let found =
+            starts
+            ? predicates.characterStarts((text.sql, text.values), (other.sql, other.values), constant: constant)
+            : predicates.characterContains((text.sql, text.values), (other.sql, other.values), constant: constant)
+        guard let found else { throw noCharacters(expression, starts ? "starts(with:)" : "contains") }
+        return .condition(SQLFragment(found.sql, found.values))
     }
 
     /// The text of a constant term, for a backend that tells Characters apart only in one.
