@@ -13,7 +13,7 @@
         var capabilities: BackendCapabilities {
             BackendCapabilities(
                 sqliteCatalog: false, observesChanges: false, translatesPredicates: true, conditionsInsideJSON: true,
-                fullTextSearch: false, columnCollations: false, renames: true, textHoldsNUL: false, rowids: false,
+                columnCollations: false, renames: true, textHoldsNUL: false, rowids: false,
                 decimalsAsText: false, failedStatementAbortsTransaction: true, foreignKeysAfterTables: true,
                 createTableAsTakesParameters: false, rowLocksInKeyOrder: true, globAndLike: false, typesEveryColumn: true,
                 qualifiedUpsertColumns: true, notEqualAsDistinct: true,
@@ -252,6 +252,7 @@
         var history: HistorySQL { PostgresHistory.sql }
         var json: any JSONPathSQL { PostgresJSONPaths() }
         var predicates: any PredicateSQL { PostgresPredicates() }
+        var fullText: any FullTextSQL { PostgresFullText() }
         // The database's collation (a locale's, usually) orders mixed case and accents as a
         // dictionary does; "C" compares bytes, as SQLite does.
         func byteOrderCollation(forDeclaredType declaredType: String) -> String { declaredType == "TEXT" ? " COLLATE \"C\"" : "" }

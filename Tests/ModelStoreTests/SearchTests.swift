@@ -28,8 +28,28 @@ struct SearchBook: StoredModel {
     static let searchable: [SearchableText<SearchBook>] = [.text(\.title)]
 }
 
-/// Checks FTS5's own view of an external-content index against its table: every row indexed
-/// with exactly its stored text, nothing else (sqlite.org/fts5.html, "integrity-check").
+/// Checks the backend's full-text index of a table: on SQLite, FTS5's own view of the
+/// external-content index against its table (every row indexed with exactly its stored text,
+/// nothing else: sqlite.org/fts5.html, "integrity-check"); on PostgreSQL, that the table has
+/// exactly one index of ModelStore's, saying what it indexes.
+func expectIndexIntact(_ test: TestStore, _ index: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard test.backend == .postgres else { return expectIndexIntact(test.store, index, sourceLocation: sourceLocation) }
+    let table = String(index.dropLast("_fts".count))
+    let rows = try? test.store.rawRows(
+        """
+        SELECT obj_description(c.oid, 'pg_class') FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = to_regclass(quote_ident('\(table)')) AND strpos(pg_get_indexdef(c.oid), '-modelstore-') > 0
+            AND i.indisvalid
+        """)
+    #expect(rows?.count == 1, "\(table)'s full-text indexes: \(rows ?? [])", sourceLocation: sourceLocation)
+    guard case .text(let comment)? = rows?.first?.first else {
+        Issue.record("\(table) has no full-text index of ModelStore's", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(comment.hasPrefix("modelstore full-text index"), sourceLocation: sourceLocation)
+}
+
+/// Checks FTS5's own view of an external-content index against its table.
 func expectIndexIntact(_ store: ModelStore, _ index: String, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(throws: Never.self, sourceLocation: sourceLocation) {
         try store.rawExecute("INSERT INTO \"\(index)\"(\"\(index)\", rank) VALUES ('integrity-check', 1)")
@@ -49,19 +69,15 @@ func code(of body: () throws -> Void) -> ModelStoreError.Code? {
 /// The keys a search finds, best first.
 func ids(_ results: [SearchResult<Article>]) -> [Int64] { results.map(\.model.id) }
 
-// SQLite-only: full-text search (FTS5) throws .unsupported on PostgreSQL.
+/// One body on both backends, except where a test says why it is SQLite's alone.
 @Suite("Full-text search")
 struct SearchTests {
-    let test: TestStore
-    var store: ModelStore { test.store }
-
-    init() throws {
-        test = try TestStore(.file)
-    }
 
     // MARK: Keeping the index in sync
 
-    @Test func aSaveIndexesAndAnUpdateReindexes() throws {
+    @Test(arguments: Backend.available) func aSaveIndexesAndAnUpdateReindexes(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article(id: 1, title: "Dark chocolate", body: "bitter and rich").save(in: store)
         #expect(try ids(Article.search("chocolate", in: store)) == [1])
         try Article(id: 1, title: "Mint drops").save(in: store)  // body kept (merge rule)
@@ -70,10 +86,12 @@ struct SearchTests {
         #expect(try ids(Article.search("bitter", in: store)) == [1])
         try Article(id: 1, title: "Mint drops").save(clearing: [\.body], in: store)
         #expect(try Article.search("bitter", in: store).isEmpty)
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
-    @Test func aBatchSaveIndexesEveryElement() throws {
+    @Test(arguments: Backend.available) func aBatchSaveIndexesEveryElement(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         let notes = (1...50).map { Article(id: $0, title: $0.isMultiple(of: 2) ? "even apple \($0)" : "odd pear", body: nil) }
         let outcome = try Article.save(notes, in: store)
         #expect(outcome.inserted == 50)
@@ -83,10 +101,12 @@ struct SearchTests {
         try Article.save((1...10).map { Article(id: $0, title: "banana") }, in: store)
         #expect(try Article.count(where: .matches("banana"), in: store) == 10)
         #expect(try Article.count(where: .matches("apple"), in: store) == 20)
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
-    @Test func aGraphSaveIndexesTheRelatedModels() throws {
+    @Test(arguments: Backend.available) func aGraphSaveIndexesTheRelatedModels(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         var shelf = SearchShelf(id: 1, name: "Kitchen")
         shelf.books = [SearchBook(id: 1, title: "Baking bread"), SearchBook(id: 2, title: "Chocolate desserts")]
         try shelf.save(in: store)
@@ -95,10 +115,12 @@ struct SearchTests {
         try SearchShelf.delete(key: 1, in: store)
         #expect(try SearchBook.count(in: store) == 0)
         #expect(try SearchBook.search("bread OR chocolate", in: store).isEmpty)
-        expectIndexIntact(store, "SearchBook_fts")
+        expectIndexIntact(test, "SearchBook_fts")
     }
 
-    @Test func deletesRemoveRecordsFromTheIndex() throws {
+    @Test(arguments: Backend.available) func deletesRemoveRecordsFromTheIndex(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article.save((1...6).map { Article(id: $0, title: "tea \($0)", price: Double($0)) }, in: store)
         try Article.delete(key: 1, in: store)
         #expect(try Article.count(where: .matches("tea"), in: store) == 5)
@@ -109,21 +131,25 @@ struct SearchTests {
         #expect(try ids(Article.search("tea", in: store)).sorted() == [3, 4])
         try Article.deleteAll(in: store)
         #expect(try Article.search("tea", in: store).isEmpty)
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
-    @Test func updateAllReindexes() throws {
+    @Test(arguments: Backend.available) func updateAllReindexes(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article.save((1...4).map { Article(id: $0, title: "plain \($0)", body: "old words", price: Double($0)) }, in: store)
         #expect(try Article.updateAll(where: \.price < 3, set: [.set(\.body, to: "new words")], in: store) == 2)
         #expect(try ids(Article.search("new", in: store)).sorted() == [1, 2])
         #expect(try ids(Article.search("old", in: store)).sorted() == [3, 4])
         // A change of key is a change of rowid (an INTEGER key is the rowid).
-        try store.rawExecute("UPDATE Article SET id = 40 WHERE id = 4")
+        try store.rawExecute("UPDATE \"Article\" SET id = 40 WHERE id = 4")
         #expect(try ids(Article.search("old", in: store)).sorted() == [3, 40])
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
-    @Test func aRolledBackTransactionLeavesTheIndexAsItWas() throws {
+    @Test(arguments: Backend.available) func aRolledBackTransactionLeavesTheIndexAsItWas(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article(id: 1, title: "kept").save(in: store)
         struct Abort: Error {}
         #expect(throws: Abort.self) {
@@ -136,22 +162,26 @@ struct SearchTests {
         }
         #expect(try Article.search("gone OR changed", in: store).isEmpty)
         #expect(try ids(Article.search("kept", in: store)) == [1])
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
-    @Test func rawSQLWritesAreIndexedToo() throws {
+    @Test(arguments: Backend.available) func rawSQLWritesAreIndexedToo(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         _ = try Article.count(in: store)
         try Article(id: 1, title: "first").save(in: store)
-        try store.rawExecute("INSERT INTO Article (id, title, body) VALUES (2, 'raw insert', 'by hand')")
+        try store.rawExecute("INSERT INTO \"Article\" (id, title, body) VALUES (2, 'raw insert', 'by hand')")
         #expect(try ids(Article.search("hand", in: store)) == [2])
-        try store.rawExecute("DELETE FROM Article WHERE id = 2")
+        try store.rawExecute("DELETE FROM \"Article\" WHERE id = 2")
         #expect(try Article.search("hand", in: store).isEmpty)
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
     // MARK: Ranking, snippets, conditions
 
-    @Test func resultsComeMostRelevantFirstWithTheDeclaredWeights() throws {
+    @Test(arguments: Backend.available) func resultsComeMostRelevantFirstWithTheDeclaredWeights(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article.save(
             [
                 Article(id: 1, title: "Notes", body: "one mention of lemon among many other words in a long body of text"),
@@ -173,7 +203,9 @@ struct SearchTests {
                 == ids(Article.search("lemon", in: store)).dropFirst().prefix(1).map { $0 })
     }
 
-    @Test func snippetsMarkTheMatchedWords() throws {
+    @Test(arguments: Backend.available) func snippetsMarkTheMatchedWords(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article(id: 1, title: "Chocolate cake", body: "Melt the dark chocolate slowly, then fold it into the batter with care").save(
             in: store)
         try Article(id: 2, title: "Untitled", body: nil).save(in: store)
@@ -191,7 +223,9 @@ struct SearchTests {
         #expect(untitled.model == Article(id: 2, title: "Untitled", body: nil))
     }
 
-    @Test func matchesCombinesWithOrdinaryConditions() throws {
+    @Test(arguments: Backend.available) func matchesCombinesWithOrdinaryConditions(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article.save(
             [
                 Article(id: 1, title: "chocolate bar", price: 1),
@@ -208,7 +242,9 @@ struct SearchTests {
         #expect(try Article.filter(.matches("choc*")).sum(\.price, in: store) == 7.5)
     }
 
-    @Test func userTextIsSearchedLiterally() throws {
+    @Test(arguments: Backend.available) func userTextIsSearchedLiterally(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article(id: 1, title: "AND OR NOT", body: "quote \" star * colon : minus -").save(in: store)
         try Article(id: 2, title: "chocolate milk", body: "cold").save(in: store)
         #expect(try ids(Article.search(.words("and or"), in: store)) == [1])
@@ -225,7 +261,9 @@ struct SearchTests {
 
     // MARK: Errors
 
-    @Test func malformedQuerySyntaxIsAnInvalidQueryNamingModelAndText() throws {
+    @Test(arguments: Backend.available) func malformedQuerySyntaxIsAnInvalidQueryNamingModelAndText(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article(id: 1, title: "tea").save(in: store)
         for bad in ["\"unbalanced", "nosuchcolumn: tea", "AND", "tea NEAR(", ""] {
             let error = try #require(throws: ModelStoreError.self) { try Article.search(.query(bad), in: store) }
@@ -241,7 +279,9 @@ struct SearchTests {
         #expect(try Article.count(in: store) == 1)  // the failed delete changed nothing
     }
 
-    @Test func badSearchArgumentsAreInvalidQueries() throws {
+    @Test(arguments: Backend.available) func badSearchArgumentsAreInvalidQueries(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try Article(id: 1, title: "tea").save(in: store)
         for call in [
             { _ = try Article.search("tea", limit: 0, in: store) },
@@ -256,9 +296,10 @@ struct SearchTests {
 
     // MARK: Three call forms
 
-    @Test func everyCallFormSearches() async throws {
+    @Test(arguments: Backend.available) func everyCallFormSearches(_ backend: Backend) async throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         try await Article.save([Article(id: 1, title: "alpha"), Article(id: 2, title: "beta")], in: store)
-        let store = self.store
         let viaSync = try { try Article.search("alpha", in: store) }()  // the synchronous form, on purpose
         #expect(ids(viaSync) == [1])
         let viaHandler = try await withCheckedThrowingContinuation { continuation in
@@ -282,13 +323,18 @@ struct SearchTests {
 
     // MARK: Schema
 
-    @Test func aModelNothingWroteSearchesEmpty() throws {
+    @Test(arguments: Backend.available) func aModelNothingWroteSearchesEmpty(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         #expect(try Article.search("anything", in: store).isEmpty)
         #expect(try Article.count(where: .matches("anything"), in: store) == 0)
-        #expect(try store.rawRows("SELECT name FROM sqlite_master WHERE name LIKE 'Article%'").isEmpty)
+        #expect(try test.tableNames().filter { $0.hasPrefix("Article") }.isEmpty)
     }
 
+    // SQLite only: a migration plan of a file.
     @Test func theIndexIsNotAnUnusedTableInAMigrationPlan() throws {
+        let test = try TestStore(.file)
+        let store = test.store
         try Article(id: 1, title: "x").save(in: store)
         try store.close()
         let plan = try ModelStore.migrationPlan(at: test.directory.appendingPathComponent("store.sqlite").path, for: [Article.self])
@@ -296,7 +342,10 @@ struct SearchTests {
         #expect(plan.statements.isEmpty)
     }
 
+    // SQLite only: stores opened on one file.
     @Test func aSecondStoreOnTheFileSearchesWhatTheFirstWrote() throws {
+        let test = try TestStore(.file)
+        let store = test.store
         let path = test.directory.appendingPathComponent("store.sqlite").path
         try Article(id: 1, title: "shared words").save(in: store)
         let other = try ModelStore(path: path)
@@ -309,10 +358,13 @@ struct SearchTests {
         // The second store made no index of its own: one set of triggers, one index.
         let triggers = try store.rawRows("SELECT name FROM sqlite_master WHERE type = 'trigger'")
         #expect(triggers.count == 3)
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
+    // SQLite only: text holding NUL, which a server refuses.
     @Test func textWithNULAndUnicodeRoundTripsAndIsFound() throws {
+        let test = try TestStore(.file)
+        let store = test.store
         let title = "caf\u{E9} na\u{EF}ve \u{1F36B} \u{65E5}\u{672C}\u{8A9E}"
         try Article(id: 1, title: title, body: "before\0after").save(in: store)
         #expect(try Article.find(key: 1, in: store)?.body == "before\0after")
@@ -323,16 +375,18 @@ struct SearchTests {
         #expect(try ids(Article.search(.words("before\0after"), in: store)) == [1])
         #expect(try ids(Article.search(.phrase("\u{65E5}\u{672C}\u{8A9E}"), in: store)) == [1])
         try Article.delete(key: 1, in: store)
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 
-    @Test func aBatchOfTenThousandIsIndexedInOneTransaction() throws {
+    @Test(arguments: Backend.available) func aBatchOfTenThousandIsIndexedInOneTransaction(_ backend: Backend) throws {
+        let test = try TestStore(.file, or: backend)
+        let store = test.store
         let words = ["apple", "banana", "cherry", "damson", "elder"]
         let notes = (1...10_000).map { Article(id: Int64($0), title: "item \($0)", body: words[$0 % 5] + " pie") }
         try Article.save(notes, in: store)
         #expect(try Article.count(where: .matches("cherry"), in: store) == 2_000)
         #expect(try Article.search("pie", limit: 20, in: store).count == 20)
         #expect(try ids(Article.search("\"item 9999\"", in: store)) == [9999])
-        expectIndexIntact(store, "Article_fts")
+        expectIndexIntact(test, "Article_fts")
     }
 }

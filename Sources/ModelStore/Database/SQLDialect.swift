@@ -140,6 +140,8 @@ package protocol SQLDialect: Sendable {
     /// How a translated `#Predicate` spells truth values, checked arithmetic, refusals and
     /// text compared by characters (see `PredicateSQL`), where `capabilities.translatesPredicates`.
     var predicates: any PredicateSQL { get }
+    /// How the backend keeps a model's full-text index and searches it (see `FullTextSQL`).
+    var fullText: any FullTextSQL { get }
 }
 
 /// The queries with which a migration step's `rebuild` and `transform` read a table they
@@ -205,8 +207,6 @@ package struct BackendCapabilities: Sendable {
     package var translatesPredicates: Bool
     /// Conditions and orderings reach inside JSON-stored values (`SQLDialect.json`).
     package var conditionsInsideJSON: Bool
-    /// Full-text search (an FTS5 index kept by triggers).
-    package var fullTextSearch: Bool
     /// A column may declare one of SQLite's collations (`NOCASE`, `RTRIM`).
     package var columnCollations: Bool
     /// Declared former names of tables and columns are renamed in place.
@@ -248,14 +248,14 @@ package struct BackendCapabilities: Sendable {
     /// What SQLite does: everything above.
     package static let sqlite = BackendCapabilities(
         sqliteCatalog: true, observesChanges: true, translatesPredicates: true, conditionsInsideJSON: true,
-        fullTextSearch: true, columnCollations: true, renames: true, textHoldsNUL: true, rowids: true,
+        columnCollations: true, renames: true, textHoldsNUL: true, rowids: true,
         decimalsAsText: true, failedStatementAbortsTransaction: false, foreignKeysAfterTables: false,
         createTableAsTakesParameters: true, rowLocksInKeyOrder: false, globAndLike: true, typesEveryColumn: false,
         qualifiedUpsertColumns: false, notEqualAsDistinct: false, distinctOrdersBySelectedExpressions: false)
 
     package init(
         sqliteCatalog: Bool, observesChanges: Bool, translatesPredicates: Bool, conditionsInsideJSON: Bool,
-        fullTextSearch: Bool, columnCollations: Bool, renames: Bool, textHoldsNUL: Bool, rowids: Bool,
+        columnCollations: Bool, renames: Bool, textHoldsNUL: Bool, rowids: Bool,
         decimalsAsText: Bool, failedStatementAbortsTransaction: Bool, foreignKeysAfterTables: Bool,
         createTableAsTakesParameters: Bool, rowLocksInKeyOrder: Bool, globAndLike: Bool, typesEveryColumn: Bool,
         qualifiedUpsertColumns: Bool, notEqualAsDistinct: Bool, distinctOrdersBySelectedExpressions: Bool
@@ -264,7 +264,6 @@ package struct BackendCapabilities: Sendable {
         self.observesChanges = observesChanges
         self.translatesPredicates = translatesPredicates
         self.conditionsInsideJSON = conditionsInsideJSON
-        self.fullTextSearch = fullTextSearch
         self.columnCollations = columnCollations
         self.renames = renames
         self.textHoldsNUL = textHoldsNUL
@@ -335,4 +334,5 @@ struct SQLiteDialect: SQLDialect {
     var history: HistorySQL { Self.history }
     var json: any JSONPathSQL { SQLiteJSONPaths() }
     var predicates: any PredicateSQL { SQLitePredicates() }
+    var fullText: any FullTextSQL { SQLiteFullText() }
 }

@@ -13,13 +13,12 @@ extension QueryCompiler {
         return search
     }
 
-    /// `.matches(text)`: the rowids the index finds. SQLite runs the subquery once, so a
-    /// `DELETE` or `UPDATE` by it is not disturbed by the index changing under it.
+    /// `.matches(text)`: the records the backend's index finds.
     func fullText(_ text: SearchText, columns: [ColumnReference]) throws -> SQLFragment {
         let search = try searchIndex()
         guard let expression = try matchExpression(text, columns: columns, in: search) else { return SQLFragment("FALSE") }
-        return SQLFragment(
-            "rowid IN (SELECT rowid FROM \(search.quotedName) WHERE \(search.quotedName) MATCH ?)", [.text(expression)])
+        let condition = try dialect.fullText.condition(expression, text: text.text, in: search, model: table.modelName)
+        return SQLFragment(condition.sql, condition.values)
     }
 
     /// The checked FTS5 expression for `text`, limited to `columns` when some are named; nil
@@ -40,15 +39,12 @@ extension QueryCompiler {
         return expression
     }
 
-    /// The ranked search: the model's columns, the rank, and one snippet per searchable
-    /// column, best first. The index is the outer loop and delivers rows in rank order
-    /// (FTS5 consumes `ORDER BY rank`), so SQLite stops after `limit` rows and makes snippets
-    /// for those alone. A condition runs as a correlated `EXISTS` on the table, where its
-    /// column names cannot be mistaken for the index's columns of the same names. Nil when
-    /// the text can match nothing.
+    /// The ranked search: the model's columns, the rank, and one snippet column per
+    /// searchable column, best first (`FullTextSQL.rankedSearch`). Nil when the text can
+    /// match nothing.
     func search(
         _ text: SearchText, where predicate: PredicateNode?, limit: Int, offset: Int, highlight: SearchHighlight
-    ) throws -> SQLFragment? {
+    ) throws -> (fragment: SQLFragment, expression: String)? {
         let search = try searchIndex()
         guard limit > 0, offset >= 0 else {
             throw ModelStoreError(
@@ -63,33 +59,17 @@ extension QueryCompiler {
                 model: table.modelName, value: String(highlight.tokens))
         }
         guard let expression = try matchExpression(text, columns: [], in: search) else { return nil }
-        let index = search.quotedName
-        let alias = "modelstore_hit"
-        var columns = table.columns.map { alias + "." + quoted($0.name) }
-        columns.append("\(index).rank")
-        var values: [SQLValue] = []
-        for (position, column) in search.columns.enumerated() {
-            columns.append("CASE WHEN \(alias).\(quoted(column)) IS NULL THEN NULL ELSE snippet(\(index), \(position), ?, ?, ?, ?) END")
-            values += [.text(highlight.open), .text(highlight.close), .text(highlight.ellipsis), .integer(Int64(highlight.tokens))]
-        }
-        var sql =
-            "SELECT " + columns.joined(separator: ", ")
-            + " FROM \(index) JOIN \(table.quotedTable) AS \(alias) ON \(alias).rowid = \(index).rowid"
-            + " WHERE \(index) MATCH ?"
-        values.append(.text(expression))
-        if let rank = search.rankFunction {
-            sql += " AND \(index).rank MATCH ?"
-            values.append(.text(rank))
-        }
-        if let predicate {
-            let condition = try compile(predicate)
-            sql += " AND EXISTS (SELECT 1 FROM \(table.quotedTable) WHERE rowid = \(alias).rowid AND (\(condition.sql)))"
-            values += condition.values
-        }
-        sql += " ORDER BY \(index).rank LIMIT ? OFFSET ?"
-        values += [.integer(Int64(limit)), .integer(Int64(offset))]
-        return SQLFragment(sql, values)
+        let condition = try predicate.map { try compile($0) }
+        let ranked = try dialect.fullText.rankedSearch(
+            expression, text: text.text, in: search, model: table.modelName, columns: table.columns.map { quoted($0.name) },
+            key: table.keyPositions.map { quoted(table.columns[$0].name) }, condition: condition.map { ($0.sql, $0.values) },
+            limit: limit, offset: offset, marks: highlight.marks)
+        return (SQLFragment(ranked.sql, ranked.values), expression)
     }
+}
+
+extension SearchHighlight {
+    var marks: SnippetMarks { SnippetMarks(open: open, close: close, ellipsis: ellipsis, tokens: tokens) }
 }
 
 /// Checks FTS5 query syntax before a query runs, so that malformed text is an

@@ -123,8 +123,8 @@ public struct SearchHighlight: Sendable, Hashable {
 public struct SearchResult<Model: StoredModel>: Sendable {
     /// The record, with its stored values (relationships are not loaded).
     public let model: Model
-    /// SQLite's bm25 rank with the declared weights: more negative is more relevant, and
-    /// results come in this order, most relevant first.
+    /// The rank with the declared weights — SQLite's bm25, PostgreSQL's `ts_rank` negated:
+    /// more negative is more relevant, and results come in this order, most relevant first.
     public let rank: Double
     /// A snippet of each searchable property, by property name: the part of its text with
     /// the most matched words, each marked; the start of the text when none matched there;

@@ -43,6 +43,7 @@ enum SchemaMigrator {
             try connection.execute(createTableSQL(table, dialect: dialect))
         }
         try createIndexes(table, on: connection)
+        try prepareSearchIndex(table, on: connection)
         if table.keepsHistory { try prepareHistory(table, on: connection) }
         if dialect.capabilities.foreignKeysAfterTables {
             // The backend checks a foreign key's table when the key is declared: the links and
@@ -54,7 +55,6 @@ enum SchemaMigrator {
                 for sql in join.createSQL { try connection.execute(sql) }
             }
         }
-        try prepareSearchIndex(table, on: connection)
     }
 
     /// `prepare`, and where foreign keys come after their tables, the tables `table` links to
@@ -129,12 +129,8 @@ enum SchemaMigrator {
                 model: table.modelName,
                 suggestion: "Rename with SQL on the server (ALTER TABLE … RENAME), then drop the former-name declarations.")
         }
-        if !capabilities.fullTextSearch, table.search != nil {
-            throw ModelStoreError(
-                .unsupported,
-                "\(table.modelName) declares searchable properties; full-text search is SQLite's FTS5 and is not available on \(dialect.name).",
-                model: table.modelName,
-                suggestion: "Remove `searchable` from the model for this store, or keep the model on a SQLite store.")
+        if let search = table.search, let refusal = dialect.fullText.refusal(of: search, model: table.modelName) {
+            throw ModelStoreError(.unsupported, refusal.message, model: table.modelName, suggestion: refusal.suggestion)
         }
         if !capabilities.columnCollations, let column = table.columns.first(where: { $0.collation != nil && $0.collation != .binary }) {
             throw ModelStoreError(

@@ -1,5 +1,6 @@
-/// A text property a model declares searchable: ModelStore keeps a full-text index (SQLite's
-/// FTS5) of it in sync with every write, and `search(_:)` and `.matches(_:)` query it.
+/// A text property a model declares searchable: ModelStore keeps a full-text index of it in
+/// sync with every write (SQLite's FTS5; on PostgreSQL a GIN index over a `tsvector`), and
+/// `search(_:)` and `.matches(_:)` query it.
 ///
 /// ```swift
 /// struct Recipe: StoredModel {
@@ -38,90 +39,6 @@ public struct SearchableText<Model: StoredModel>: Sendable {
     /// it must be a `String` or `String?` stored property).
     public static func column(_ name: String, weight: Double = 1) -> SearchableText {
         SearchableText(property: name, weight: weight)
-    }
-}
-
-/// A model's full-text index as the schema layer keeps it: the FTS5 table, the columns it
-/// indexes, their weights, and the SQL that creates it and keeps it in sync.
-///
-/// The index is an *external content* FTS5 table (sqlite.org/fts5.html, "External Content
-/// Tables"): it stores only the index, and reads the text from the model's table by rowid
-/// when a snippet needs it. Three triggers on the model's table update it in the same
-/// statement as each write, so every path that writes the table — ModelStore's saves,
-/// batches, graph saves, `updateAll`, deletes and their cascades, and raw SQL — keeps it in
-/// sync, inside the writing transaction, and a rollback undoes both together.
-struct SearchIndexDescription: Sendable, Hashable {
-    /// The model's table.
-    let tableName: String
-    /// `<table>_fts`; FTS5 adds its shadow tables as `<table>_fts_data`, `_idx`, `_docsize`, `_config`.
-    let name: String
-    /// The indexed columns, in declaration order (the order `snippet` numbers them).
-    let columns: [String]
-    let weights: [Double]
-
-    /// The suffixes FTS5 gives the shadow tables of an external-content table.
-    static let shadowSuffixes = ["_data", "_idx", "_docsize", "_config"]
-    /// The suffixes of the three triggers, after `name`.
-    static let triggerSuffixes = ["_ai", "_ad", "_au"]
-
-    var quotedName: String { quoted(name) }
-
-    /// Every table the index consists of: the FTS5 table and its shadow tables.
-    var tableNames: [String] { [name] + Self.shadowSuffixes.map { name + $0 } }
-
-    var triggerNames: [String] { Self.triggerSuffixes.map { name + $0 } }
-
-    /// The rank expression's argument when some weight is not 1 (`bm25(3.0, 1.0)`), else nil.
-    var rankFunction: String? {
-        guard weights.contains(where: { $0 != 1 }) else { return nil }
-        return "bm25(" + weights.map { String($0) }.joined(separator: ", ") + ")"
-    }
-
-    /// The tokenizer: Unicode-aware, case-folding, and blind to diacritics, so "cafe" finds "Café".
-    static let tokenizer = "unicode61 remove_diacritics 2"
-
-    var createSQL: String {
-        "CREATE VIRTUAL TABLE \(quotedName) USING fts5(" + columns.map(quoted).joined(separator: ", ")
-            + ", content=\(literal(tableName)), content_rowid='rowid', tokenize=\(literal(Self.tokenizer)))"
-    }
-
-    /// The triggers that keep the index in sync. An external-content index must be told the
-    /// exact old values to remove, which only the trigger sees (`old.…`); an update that
-    /// changes no indexed value and not the rowid leaves the index alone.
-    var triggerSQL: [String] {
-        let table = quoted(tableName)
-        let list = columns.map(quoted).joined(separator: ", ")
-        func values(_ row: String) -> String { ([row + ".rowid"] + columns.map { row + "." + quoted($0) }).joined(separator: ", ") }
-        let insert = "INSERT INTO \(quotedName)(rowid, \(list)) VALUES (\(values("new")));"
-        let delete = "INSERT INTO \(quotedName)(\(quotedName), rowid, \(list)) VALUES ('delete', \(values("old")));"
-        let changed = (["old.rowid IS NOT new.rowid"] + columns.map { "old.\(quoted($0)) IS NOT new.\(quoted($0))" })
-            .joined(separator: " OR ")
-        return [
-            "CREATE TRIGGER \(quoted(triggerNames[0])) AFTER INSERT ON \(table) BEGIN \(insert) END",
-            "CREATE TRIGGER \(quoted(triggerNames[1])) AFTER DELETE ON \(table) BEGIN \(delete) END",
-            "CREATE TRIGGER \(quoted(triggerNames[2])) AFTER UPDATE ON \(table) WHEN \(changed) BEGIN \(delete) \(insert) END",
-        ]
-    }
-
-    /// An empty FTS5 table with the index's columns, in the temp schema: the stand-in a read
-    /// of a model nothing has written searches (and finds nothing in).
-    var standInSQL: String {
-        "CREATE VIRTUAL TABLE temp.\(quotedName) USING fts5(" + columns.map(quoted).joined(separator: ", ") + ")"
-    }
-
-    /// A copy of the index in the temp schema, filled from the table's rows: what a read that
-    /// cannot rebuild an index lagging its table (in a read block, on a read-only store)
-    /// searches instead. It holds its own copy of the text, so ranks and snippets are the same.
-    var temporaryCopySQL: [String] {
-        let list = columns.map(quoted).joined(separator: ", ")
-        return [
-            "CREATE VIRTUAL TABLE temp.\(quotedName) USING fts5(\(list), tokenize=\(literal(Self.tokenizer)))",
-            "INSERT INTO temp.\(quotedName)(rowid, \(list)) SELECT rowid, \(list) FROM main.\(quoted(tableName))",
-        ]
-    }
-
-    private func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 }
 
@@ -171,8 +88,7 @@ extension TableDescription {
             }
             columns.append(name)
         }
-        return SearchIndexDescription(
-            tableName: tableName, name: tableName + "_fts", columns: columns, weights: declared.map(\.weight))
+        return SearchIndexDescription(tableName: tableName, columns: columns, weights: declared.map(\.weight))
     }
 }
 

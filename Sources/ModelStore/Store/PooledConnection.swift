@@ -157,7 +157,7 @@ extension PooledConnection {
     func copySearchIndex(_ search: SearchIndexDescription) throws {
         guard !standIns.contains(search.name) else { return }
         standIns.append(search.name)
-        try runInTempSchema(search.temporaryCopySQL)
+        try runInTempSchema(connection.dialect.fullText.temporaryCopy(search))
     }
 
     func createStandIn(for table: TableDescription, _ id: ObjectIdentifier, includingTable: Bool, joinTables: [JoinTableDescription]) throws
@@ -174,7 +174,7 @@ extension PooledConnection {
             standIns.append(table.tableName)
             // An empty index beside it, so a search finds nothing rather than failing.
             if let search = table.search, !standIns.contains(search.name) {
-                statements.append(search.standInSQL)
+                statements += dialect.fullText.standIn(search)
                 standIns.append(search.name)
             }
         }
