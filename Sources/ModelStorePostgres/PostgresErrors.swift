@@ -50,6 +50,14 @@
                     "Another connection held a lock this call needed for longer than the busy timeout (\(message)); the call was rolled back."
             case "53100":
                 code = .storeFull
+            case "54000" where message.contains("tsvector"):
+                // A searchable text whose words pass the server's limit for one `tsvector`.
+                let table = sql.flatMap { Self.name(after: "INTO \"", in: $0) ?? Self.name(after: "UPDATE \"", in: $0) }
+                return .backend(
+                    .unsupported,
+                    "A searchable text\(table.map { " of \($0)" } ?? "") is too long for PostgreSQL's full-text index, whose words may take at most 1 MB for one record (\(message)). Nothing was written.",
+                    message: message, state: state, sql: sql, column: column,
+                    suggestion: "Store the text in a property that is not searchable, or search a shorter part of it.")
             case "54000", "54001", "54011", "54023":
                 code = .invalidQuery
             case "42P01", "42703":

@@ -83,6 +83,22 @@
             #expect(hits.first?.snippet(\.body) == "the [needle]")
         }
 
+        @Test func aTextTooLongForTheServersIndexIsRefusedByNameAndNothingIsWritten() throws {
+            guard Backend.available.contains(.postgres) else { return }
+            let test = try TestStore(Backend.postgres)
+            try Leaflet(id: 1, title: "kept").save(in: test.store)
+            // 40,000 distinct words of 32 letters: 1.4 MB in a tsvector, past the server's 1 MB.
+            let pad = String(repeating: "q", count: 26)
+            let long = (1...40_000).map { "w\($0)" + pad }.joined(separator: " ")
+            let error = try #require(throws: ModelStoreError.self) {
+                try Leaflet.save([Leaflet(id: 2, title: "new"), Leaflet(id: 3, title: "long", body: long)], in: test.store)
+            }
+            #expect(error.code == .unsupported)
+            #expect(error.message.contains("1 MB"))
+            #expect(error.message.contains("Leaflet"))
+            #expect(try Leaflet.count(in: test.store) == 1)
+        }
+
         @Test func wordsAreSplitAndFoldedAsTheServerDocumentsIt() throws {
             guard Backend.available.contains(.postgres) else { return }
             let test = try TestStore(Backend.postgres)
