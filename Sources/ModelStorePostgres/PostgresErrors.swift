@@ -52,7 +52,9 @@
                 code = .storeFull
             case "54000" where message.contains("tsvector"):
                 // A searchable text whose words pass the server's limit for one `tsvector`.
-                let table = sql.flatMap { Self.name(after: "INTO \"", in: $0) ?? Self.name(after: "UPDATE \"", in: $0) }
+                let table = sql.flatMap {
+                    Self.name(after: "INTO \"", in: $0) ?? Self.name(after: "UPDATE \"", in: $0) ?? Self.name(after: " ON \"", in: $0)
+                }
                 return .backend(
                     .unsupported,
                     "A searchable text\(table.map { " of \($0)" } ?? "") is too long for PostgreSQL's full-text index, whose words may take at most 1 MB for one record (\(message)). Nothing was written.",

@@ -35,7 +35,7 @@
         static let separator = "-modelstore-"
         static let labels = ["A", "B", "C", "D"]
         /// What the comment on the index starts with; the rest is the declaration it indexes.
-        static let commentPrefix = "modelstore full-text index v1: "
+        static let commentPrefix = "modelstore full-text index v2: "
 
         func refusal(of index: SearchIndexDescription, model: String) -> (message: String, suggestion: String)? {
             guard index.columns.count > Self.labels.count else { return nil }
@@ -47,7 +47,7 @@
 
         /// The words of `text` (SQL of a text), as the server splits and folds them.
         static func words(_ text: String) -> String {
-            #"regexp_replace(regexp_replace(normalize(lower((\#(text)) COLLATE "und-x-icu"), NFD) COLLATE "und-x-icu", '[\u0300-\u036f]+', '', 'g') COLLATE "und-x-icu", '[^[:alnum:]]+', ' ', 'g')"#
+            #"regexp_replace(normalize(translate(regexp_replace(normalize(lower((\#(text)) COLLATE "und-x-icu"), NFD) COLLATE "und-x-icu", '[\u0300-\u036f]+', '', 'g'), 'ς', 'σ'), NFC) COLLATE "und-x-icu", '[^[:alnum:]]+', ' ', 'g')"#
         }
 
         /// The `tsvector` of the index's columns, each with its label, each after the
@@ -61,7 +61,8 @@
 
         /// What the index's comment says: the columns and weights it indexes.
         static func comment(_ index: SearchIndexDescription) -> String {
-            commentPrefix + zip(index.columns, index.weights).map { "\($0) (\($1))" }.joined(separator: ", ")
+            // Not the weights: they rank, in each search's SQL, and changing one needs no new index.
+            commentPrefix + index.columns.joined(separator: ", ")
         }
 
         /// ModelStore's full-text indexes on `table`: name → comment ("" when none).
@@ -93,13 +94,21 @@
                     "\(model) declares searchable properties, but this PostgreSQL has no ICU collation und-x-icu, which splits text into words as SQLite does. Nothing was written.",
                     model: model, suggestion: "Run a PostgreSQL built with ICU (most packages are), or remove \(model).searchable.")
             }
-            try database.execute("CREATE INDEX ON \(quoted(table)) USING gin (\(Self.vector(index)))")
-            // The server named it; find it to say what it indexes.
-            let made = try self.stored(ofTable: table, on: database).keys
-            for name in made {
-                try database.execute(
-                    "COMMENT ON INDEX \(quoted(name)) IS '\(Self.comment(index).replacingOccurrences(of: "'", with: "''"))'")
-            }
+            try database.execute(
+                "CREATE INDEX IF NOT EXISTS \(quoted(Self.indexName(table))) ON \(quoted(table)) USING gin (\(Self.vector(index)))")
+            try database.execute(
+                "COMMENT ON INDEX \(quoted(Self.indexName(table))) IS '\(Self.comment(index).replacingOccurrences(of: "'", with: "''"))'")
+        }
+
+        /// The index's name: one per table, so stores in two processes preparing the table at
+        /// once make one index (the second one's `IF NOT EXISTS` sees the first one's, which
+        /// its transaction's snapshot would not). Within the server's 63 bytes.
+        static func indexName(_ table: String) -> String {
+            let name = table + "_fts"
+            guard name.utf8.count > 63 else { return name }
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in table.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return "modelstore_fts_" + String(hash, radix: 16)
         }
 
         /// Whether the table has exactly the declared index. A search reads the table's own
@@ -133,7 +142,10 @@
             let query = try Self.query(expression, text: text, in: index, model: model)
             // ts_rank's weights are for D, C, B, A, each at most 1.
             let largest = index.weights.max() ?? 1
-            let weights = (0..<Self.labels.count).reversed().map { $0 < index.weights.count ? index.weights[$0] / largest : 0 }
+            // (At least float4's smallest normal number: a smaller one would not fit.)
+            let weights = (0..<Self.labels.count).reversed().map {
+                $0 < index.weights.count ? max(index.weights[$0] / largest, 1e-37) : 0
+            }
             let vector = Self.vector(index)
             let weightList: String = weights.map { String($0) }.joined(separator: ",")
             let rank: String = "(-ts_rank('{\(weightList)}'::float4[], \(vector), modelstore_search.modelstore_tsquery))::float8"
@@ -487,7 +499,8 @@
         /// `word` lowered, decomposed and without combining accents.
         static func fold(_ word: String) -> String {
             let decomposed = word.lowercased().decomposedStringWithCanonicalMapping
-            return String(String.UnicodeScalarView(decomposed.unicodeScalars.filter { !(0x300...0x36F).contains($0.value) }))
+            let stripped = String(String.UnicodeScalarView(decomposed.unicodeScalars.filter { !(0x300...0x36F).contains($0.value) }))
+            return stripped.replacingOccurrences(of: "ς", with: "σ").precomposedStringWithCanonicalMapping
         }
 
         /// The words of `text`, folded.

@@ -259,6 +259,27 @@ struct SearchTests {
         #expect(try Article.count(where: .matches(.phrase("")), in: store) == 0)
     }
 
+    @Test(arguments: Backend.available) func marksBeyondLatinKeepTheirLettersWhole(_ backend: Backend) throws {
+        let test = try TestStore(backend)
+        let store = test.store
+        try Article.save(
+            [
+                Article(id: 1, title: "ガス", body: "か"), Article(id: 2, title: "أحمد", body: "각도"),
+                Article(id: 3, title: "ΟΔΟΣΗΜΑΝΣΗ", body: "οδος"),
+            ], in: store)
+        // A dakuten, a hamza and a Hangul syllable are part of their letter: no word is split
+        // at them, and no letter without one finds a letter with one.
+        #expect(try Article.search("ス", in: store).isEmpty)
+        #expect(try Article.search("が", in: store).isEmpty)
+        #expect(try Article.search("حمد", in: store).isEmpty)
+        #expect(try Article.search(.words("가", prefix: true), in: store).isEmpty)
+        #expect(try ids(Article.search("ガス", in: store)) == [1])
+        #expect(try ids(Article.search(.words("각도"), in: store)) == [2])
+        // A final sigma is a sigma.
+        #expect(try ids(Article.search(.words("ΟΔΟΣ", prefix: true), in: store)).sorted() == [3])
+        #expect(try ids(Article.search(.words("ΟΔΟΣ"), in: store)) == [3])
+    }
+
     // MARK: Errors
 
     @Test(arguments: Backend.available) func malformedQuerySyntaxIsAnInvalidQueryNamingModelAndText(_ backend: Backend) throws {

@@ -195,7 +195,7 @@ struct SearchAttackTests {
         } else {
             // One index, saying it indexes the column by its new name.
             #expect(
-                try indexParts(test, store, "Journal").map { $0.hasSuffix("body (1.0)") } == [true],
+                try indexParts(test, store, "Journal").map { $0.hasSuffix(": body") } == [true],
                 "\((try? indexParts(test, store, "Journal")) ?? [])")
         }
     }

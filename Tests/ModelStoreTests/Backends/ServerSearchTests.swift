@@ -99,6 +99,43 @@
             #expect(try Leaflet.count(in: test.store) == 1)
         }
 
+        struct EvenLeaflet: StoredModel {
+            var id: Int64
+            var title: String
+            var body: String?
+            static let primaryKey = ["id"]
+            static let tableName = "Leaflet"
+            static let searchable: [SearchableText<EvenLeaflet>] = [.text(\.title), .text(\.body)]
+        }
+
+        /// The server's index of `Leaflet` and what its comment says it indexes.
+        func leafletIndexes(_ store: ModelStore) throws -> [[SQLValue]] {
+            try store.rawRows(
+                """
+                SELECT c.oid::bigint, obj_description(c.oid, 'pg_class') FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                WHERE i.indrelid = to_regclass('"Leaflet"') AND strpos(pg_get_indexdef(c.oid), '-modelstore-') > 0
+                """)
+        }
+
+        @Test func storesPreparingATableAtOnceMakeOneIndexAndAWeightChangeKeepsIt() async throws {
+            guard Backend.available.contains(.postgres) else { return }
+            let test = try TestStore(Backend.postgres)
+            let stores = try (0..<4).map { _ in try test.another() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (offset, store) in stores.enumerated() {
+                    group.addTask { try await Leaflet(id: Int64(offset), title: "racer \(offset)").save(in: store) }
+                }
+                try await group.waitForAll()
+            }
+            let made = try leafletIndexes(test.store)
+            #expect(made.count == 1, "\(made)")
+            #expect(try await Leaflet.count(where: .matches("racer"), in: test.store) == 4)
+            // Another version weighs the title as the body: the same index serves it.
+            let even = try test.later()
+            #expect(try await EvenLeaflet.search("racer", in: even).count == 4)
+            #expect(try leafletIndexes(even).first?.first == made.first?.first)
+        }
+
         @Test func wordsAreSplitAndFoldedAsTheServerDocumentsIt() throws {
             guard Backend.available.contains(.postgres) else { return }
             let test = try TestStore(Backend.postgres)
