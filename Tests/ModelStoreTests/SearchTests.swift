@@ -293,6 +293,12 @@ struct SearchTests {
             #expect(error.value == bad)
             #expect(error.message.contains("'\(bad)'"))
         }
+        // Text that would close the column filter's parenthesis is not a query of its own.
+        let escaping = try #require(throws: ModelStoreError.self) {
+            try Article.count(where: .matches(.query("a) OR (tea"), in: \.body), in: store)
+        }
+        #expect(escaping.code == .invalidQuery)
+        #expect(escaping.value == "a) OR (tea")
         let inQuery = try #require(throws: ModelStoreError.self) {
             try Article.deleteAll(where: .matches("\"tea"), in: store)
         }

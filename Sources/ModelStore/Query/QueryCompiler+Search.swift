@@ -33,6 +33,9 @@ extension QueryCompiler {
         }
         guard var expression = text.expression else { return nil }
         if !columns.isEmpty {
+            // The text must be a query on its own first: "a) OR (b" would otherwise close the
+            // parenthesis of the filter and search `b` in every column.
+            try SearchSyntax.shared.check(expression, columns: search.columns, text: text, model: table.modelName)
             expression = "{" + columns.map { SearchText.string($0.name) }.joined(separator: " ") + "} : (" + expression + ")"
         }
         try SearchSyntax.shared.check(expression, columns: search.columns, text: text, model: table.modelName)
