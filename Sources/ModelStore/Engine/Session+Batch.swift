@@ -95,6 +95,22 @@ extension Session {
                 throw error.inBatch(at: offset, of: models.count, table: table, key: try? table.key(of: row))
             }
         }
+        return try upsertRowsInKeyOrder(&rows, into: table, owner: owner) { error, offset, key in
+            error.inBatch(at: offset, of: models.count, table: table, key: key)
+        }
+    }
+
+    /// Encoded rows upserted in key order, in multi-row statements where their shapes allow:
+    /// the writing half of `saveRecordsInKeyOrder`, which a graph save also uses for the
+    /// related records of a to-many. `failure` names the row (by its `offset`) in an error;
+    /// `outcome`, when given, hears what happened to each row (by its `offset`), in the order
+    /// the rows were written (only where `insertedMarker` returns rows: a server).
+    func upsertRowsInKeyOrder(
+        _ rows: inout [(values: [SQLValue], present: ColumnMask, offset: Int)], into table: TableDescription,
+        owner: ObjectIdentifier, failure: (ModelStoreError, _ offset: Int, _ key: [SQLValue]?) -> ModelStoreError,
+        outcome: ((_ offset: Int, SaveOutcome) -> Void)? = nil
+    ) throws -> BatchSaveOutcome {
+        let row = RowEncoder(layout: table.layout)
         let keys = table.keyPositions
         rows.sort { left, right in
             for position in keys {
@@ -154,11 +170,14 @@ extension Session {
                 do {
                     if end - start == 1 {
                         row.load(values: rows[start].values, present: rows[start].present)
-                        result.count(try upsert(row, table, owner, reuse: &reuse))
+                        let written = try upsert(row, table, owner, reuse: &reuse)
+                        result.count(written)
+                        outcome?(rows[start].offset, written)
                     } else {
                         let positions = (0..<columnCount).filter { carried[$0] }
                         let coalesced = Set(positions.filter { !always[$0] })
-                        try upsertChunk(rows[start..<end], positions: positions, coalesced: coalesced, table, into: &result)
+                        try upsertChunk(
+                            rows[start..<end], positions: positions, coalesced: coalesced, table, into: &result, outcome: outcome)
                     }
                 } catch let error as ModelStoreError {
                     if end - start > 1, error.code == .constraintViolation || error.code == .server {
@@ -166,7 +185,7 @@ extension Session {
                         throw error
                     }
                     row.load(values: rows[start].values, present: rows[start].present)
-                    throw error.inBatch(at: rows[start].offset, of: models.count, table: table, key: try? table.key(of: row))
+                    throw failure(error, rows[start].offset, try? table.key(of: row))
                 }
                 start = end
             }
@@ -175,10 +194,10 @@ extension Session {
             if rows.count > 1 { try connection.withSavepoint(writeChunks) } else { try writeChunks() }
         } catch let error as ModelStoreError {
             guard let (range, chunkError) = failedChunk else { throw error }
-            var (culprit, failure) = (range.lowerBound, chunkError)
-            if let found = failingRow(rows[range], of: table, owner: owner) { (culprit, failure) = found }
+            var (culprit, cause) = (range.lowerBound, chunkError)
+            if let found = failingRow(rows[range], of: table, owner: owner) { (culprit, cause) = found }
             row.load(values: rows[culprit].values, present: rows[culprit].present)
-            throw failure.inBatch(at: rows[culprit].offset, of: models.count, table: table, key: try? table.key(of: row))
+            throw failure(cause, rows[culprit].offset, try? table.key(of: row))
         }
         return result
     }
@@ -217,13 +236,14 @@ extension Session {
     /// inserted or changed; the others held every value already.
     private func upsertChunk(
         _ chunk: ArraySlice<(values: [SQLValue], present: ColumnMask, offset: Int)>, positions: [Int], coalesced: Set<Int>,
-        _ table: TableDescription, into result: inout BatchSaveOutcome
+        _ table: TableDescription, into result: inout BatchSaveOutcome, outcome: ((_ offset: Int, SaveOutcome) -> Void)? = nil
     ) throws {
         // Cached by its text: a chunk's statement is built once per shape and size, and a
         // server's round trip dwarfs hashing it.
         let statement = try connection.cachedStatement(
             StatementCatalog.multiRowUpsert(
-                table, positions: positions, coalesced: coalesced, count: chunk.count, dialect: connection.dialect))
+                table, positions: positions, coalesced: coalesced, count: chunk.count, dialect: connection.dialect,
+                returningKeys: outcome != nil))
         defer { statement.reset() }
         var index: Int32 = 1
         for element in chunk {
@@ -234,9 +254,20 @@ extension Session {
         }
         var inserted = 0
         var returned = 0
+        // A chunk's keys are distinct, so a returned key names its row.
+        var written: [RecordKey: SaveOutcome] = [:]
         while try statement.step() {
             returned += 1
-            if statement.int64(at: 0) == 1 { inserted += 1 }
+            let isInsert = statement.int64(at: 0) == 1
+            if isInsert { inserted += 1 }
+            if outcome != nil {
+                written[RecordKey(statement.values(from: 1, count: table.keyPositions.count))] = isInsert ? .inserted : .updated
+            }
+        }
+        if let outcome {
+            for element in chunk {
+                outcome(element.offset, written[RecordKey(table.keyPositions.map { element.values[$0] })] ?? .unchanged)
+            }
         }
         result.inserted += inserted
         result.updated += returned - inserted

@@ -105,8 +105,12 @@ enum StatementCatalog: Int {
     /// server's batch in one round trip per chunk. A column in `coalesced` is one some rows
     /// do not carry (NULL in their tuple): a stored record keeps its value there, as the merge
     /// rule says. The rows must have distinct keys (a statement cannot change a row twice).
+    ///
+    /// With `returningKeys`, each returned row also carries its record's key (after the
+    /// marker), so a caller can tell which rows were written.
     static func multiRowUpsert(
-        _ table: TableDescription, positions: [Int], coalesced: Set<Int>, count: Int, dialect: any SQLDialect
+        _ table: TableDescription, positions: [Int], coalesced: Set<Int>, count: Int, dialect: any SQLDialect,
+        returningKeys: Bool = false
     ) -> String {
         let names = positions.map { quoted(table.columns[$0].name) }.joined(separator: ", ")
         let tuple = "(" + Array(repeating: "?", count: positions.count).joined(separator: ", ") + ")"
@@ -126,7 +130,8 @@ enum StatementCatalog: Int {
                 + compared.map { dialect.distinct(table.quotedTable + "." + quoted(table.columns[$0].name), proposed($0)) }
                 .joined(separator: " OR ")
         }
-        return sql + dialect.insertedMarker(returning: false, key: nil)
+        sql += dialect.insertedMarker(returning: false, key: nil)
+        return returningKeys ? sql + ", " + table.keyNames.map(quoted).joined(separator: ", ") : sql
     }
 
     /// An upsert's VALUES: `?, ?, …`, or — where an upsert takes one conflict target (a

@@ -337,9 +337,14 @@ final class GraphSaver {
                 }
                 keys.removeAll(keepingCapacity: true)
                 keys.reserveCapacity(models.count)
-                related = models
                 next = 0
                 linking = relationship
+                if collectsKeys, let saved = try saver.saveTogether(models, links: assigned) {
+                    // Written in multi-row statements: nothing to walk one at a time.
+                    keys = saved
+                    continue
+                }
+                related = models
             }
             return .done(outcome, key)
         }
@@ -359,6 +364,77 @@ final class GraphSaver {
             related.removeAll(keepingCapacity: true)
             next = 0
         }
+    }
+
+    // MARK: Related records together
+
+    /// Saves the related models of a to-many (or many-to-many) in multi-row statements,
+    /// where a round trip per record is the cost (a server: `rowLocksInKeyOrder`) and nothing
+    /// about them needs a record at a time: saved, not referenced; keys of their own; no save
+    /// callbacks, unique index, collated key or one-to-one held here; and no relationship of
+    /// their own carried (a set one, even `[]`, has links to write). Returns their keys in
+    /// order (revisits included, as the walk would collect them), or nil when the walk must
+    /// save them one by one. Written in key order, so it takes row locks as a batch does.
+    fileprivate func saveTogether(_ models: [any StoredModel], links: [Int: SQLValue]) throws -> [[SQLValue]]? {
+        guard models.count > 1, relatedRecords == .save, session.connection.capabilities.rowLocksInKeyOrder,
+            let first = models.first
+        else { return nil }
+        func open<T: StoredModel>(_ first: T) throws -> [[SQLValue]]? {
+            let table = try session.table(T.self)
+            guard !table.assignsKeys, !table.hasUniqueIndex, !table.hasCollatedKey, !ModelCallbacks.of(T.self).save,
+                !table.relationships.contains(where: {
+                    if case .foreignKeyHere(_, unique: true) = $0.storage { return true }
+                    return false
+                })
+            else { return nil }
+            let frame = try frame(T.self)
+            defer { recycle(frame) }
+            let row = frame.row
+            let declarations = T.relationships
+            var rows: [(values: [SQLValue], present: ColumnMask, offset: Int)] = []
+            rows.reserveCapacity(models.count)
+            var keys: [[SQLValue]] = []
+            keys.reserveCapacity(models.count)
+            var firsts: [Bool] = []
+            firsts.reserveCapacity(models.count)
+            var fresh = Set<RecordKey>()
+            // Encoding writes nothing: a model that needs the walk sends them all to it.
+            for (offset, model) in models.enumerated() {
+                guard let model = model as? T else { return nil }
+                try row.encode(model)
+                for (relationship, declaration) in zip(table.relationships, declarations)
+                where row.carries(relationship.property) && declaration.read(model) != nil {
+                    return nil
+                }
+                let key = try table.key(of: row)
+                keys.append(key)
+                let visit = Visit(type: ObjectIdentifier(T.self), key: RecordKey(key))
+                // A record this save wrote already (earlier in the graph, or earlier in this
+                // list) only gets the link, as the walk gives it.
+                let isFirst = !visited.contains(visit) && fresh.insert(visit.key).inserted
+                firsts.append(isFirst)
+                guard isFirst else { continue }
+                try session.prepareForWriting(model, into: row, table, callbacks: false)
+                for (position, value) in links { row.set(value, at: position) }
+                rows.append((row.values, row.present, offset))
+            }
+            for (key, isFirst) in zip(keys, firsts) where isFirst {
+                visited.insert(Visit(type: ObjectIdentifier(T.self), key: RecordKey(key)))
+            }
+            let outcome = try session.upsertRowsInKeyOrder(&rows, into: table, owner: ObjectIdentifier(T.self)) { error, _, key in
+                error.explainingDrift(of: table).naming(model: table.modelName, key: key.map(table.describeKey))
+            }
+            relatedOutcomes.inserted += outcome.inserted
+            relatedOutcomes.updated += outcome.updated
+            relatedOutcomes.unchanged += outcome.unchanged
+            if !links.isEmpty {
+                for (key, isFirst) in zip(keys, firsts) where !isFirst {
+                    try writeLinks(links, key: key, table: table, owner: ObjectIdentifier(T.self))
+                }
+            }
+            return keys
+        }
+        return try open(first)
     }
 
     /// A frame for `type`, reused when one is free.
@@ -428,10 +504,33 @@ final class GraphSaver {
         let owner = join.ownerColumns.map(quoted)
         let target = join.targetColumns.map(quoted)
         if !isNew { try unlink(join, owner: owner, target: target, key: key, keeping: targets) }
-        let insert = try session.connection.cachedStatement(
-            "INSERT INTO \(quoted(join.name)) (" + (owner + target).joined(separator: ", ") + ") VALUES ("
-                + Array(repeating: "?", count: owner.count + target.count).joined(separator: ", ") + ") ON CONFLICT DO NOTHING")
-        for targetKey in targets { try insert.execute(key + targetKey) }
+        let width = owner.count + target.count
+        func insert(rows: Int) throws -> Statement {
+            let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+            return try session.connection.cachedStatement(
+                "INSERT INTO \(quoted(join.name)) (" + (owner + target).joined(separator: ", ") + ") VALUES "
+                    + Array(repeating: tuple, count: rows).joined(separator: ", ") + " ON CONFLICT DO NOTHING")
+        }
+        // Where a statement is a round trip (a server), the links go in chunks of rows; on
+        // SQLite one reused statement per link costs less than building longer ones.
+        let chunk =
+            session.connection.capabilities.rowLocksInKeyOrder
+            ? max(1, min(Session.serverChunkRows, session.connection.maximumParameters / width)) : 1
+        var start = 0
+        while start < targets.count {
+            let end = min(targets.count, start + chunk)
+            var values = targets[start..<end].flatMap { key + $0 }
+            // A short chunk is padded to a power of two by repeating its last link (DO NOTHING
+            // takes a row twice), so a few statement shapes serve every count.
+            var rows = end - start
+            if rows > 1, rows < chunk {
+                let padded = min(chunk, 1 << (Int.bitWidth - (rows - 1).leadingZeroBitCount))
+                for _ in rows..<padded { values += key + targets[end - 1] }
+                rows = padded
+            }
+            try insert(rows: rows).execute(values)
+            start = end
+        }
     }
 
     private func unlink(_ join: JoinTableDescription, owner: [String], target: [String], key: [SQLValue], keeping targets: [[SQLValue]])

@@ -18,6 +18,7 @@ extension Session {
     func saveGraphs<M: StoredModel>(_ models: [M], into table: TableDescription, related: RelatedRecords = .save) throws
         -> BatchSaveOutcome
     {
+        if related == .save, let result = try saveGraphsInLevels(models, into: table) { return result }
         let graph = GraphSaver(session: self, related: related)
         var result = BatchSaveOutcome(inserted: 0, updated: 0)
         try models.withUnsafeBufferPointer { buffer in
