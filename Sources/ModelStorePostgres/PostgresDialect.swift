@@ -205,11 +205,15 @@
                 : "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower(?1::text) ORDER BY tablename::text <> ?1::text, tablename LIMIT 1"
         }
         func advanceKeySequenceSQL(table quotedTable: String, key quotedKey: String) -> String? {
-            // Takes the quoted table and the key's unquoted name as ?1 and ?2.
+            // Takes the quoted table and the key's unquoted name as ?1 and ?2. Only moves the
+            // sequence forward, and only when a stored key is ahead of it: writing back a value
+            // it read could set it behind a `nextval` another session ran in between, and that
+            // session's next key would then be one already taken. Answers where the sequence
+            // stands.
             """
-            SELECT setval(s, greatest(m, 1), m > 0) FROM (SELECT pg_get_serial_sequence(?1, ?2) AS s,
-                greatest(coalesce((SELECT max(\(quotedKey)) FROM \(quotedTable)), 0),
-                    coalesce(pg_sequence_last_value(pg_get_serial_sequence(?1, ?2)::regclass), 0)) AS m) AS sequence
+            SELECT CASE WHEN m > l THEN setval(s, m) ELSE l END FROM (SELECT s,
+                coalesce((SELECT max(\(quotedKey)) FROM \(quotedTable)), 0) AS m, coalesce(pg_sequence_last_value(s), 0) AS l
+                FROM (SELECT pg_get_serial_sequence(?1, ?2)::regclass AS s) AS named) AS sequence
             """
         }
         func isPrimaryKeyConstraint(_ constraint: String, of table: String) -> Bool {

@@ -109,6 +109,13 @@
                 return .backend(
                     .decodingFailed, ModelStoreError.notJSON(message), message: message, state: state, sql: sql, column: column,
                     suggestion: ModelStoreError.notJSONSuggestion)
+            case "22P02" where message.contains("pg_snapshot"):
+                // Only a history token carries a snapshot: one this store's history never gave.
+                return .backend(
+                    .historyPurged,
+                    "The history token is not one this store's history gave (its snapshot is not the server's: \(message)); nothing was read.",
+                    message: message, state: state, sql: sql, column: column,
+                    suggestion: "Read the consumer's data again from the records, then go on from historyToken().")
             case "42804", "22P02":
                 // A table, column or type that is not what the store checked: changed behind its back.
                 code = .schemaMismatch

@@ -264,6 +264,18 @@ private func readAll(_ store: ModelStore, from token: HistoryToken, limit: Int =
         let error = try #require(throws: ModelStoreError.self) { try store.history(since: foreign) }
         #expect(error.code == .historyPurged)
         #expect(error.message.contains("not of this store's history"))
+        // A token whose snapshot was forged (a client sent it back edited): refused by name on a
+        // server, not taken for a table changed behind the store's back (SQLite keeps none).
+        if backend == .postgres {
+            for field in ["snapshot", "pendingSnapshot"] {
+                var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(fresh)) as? [String: Any])
+                json[field] = "abc"
+                if field == "pendingSnapshot" { json["pendingPosition"] = 1 }
+                let forged = try JSONDecoder().decode(HistoryToken.self, from: JSONSerialization.data(withJSONObject: json))
+                let refusal = try #require(throws: ModelStoreError.self) { try store.history(since: forged) }
+                #expect(refusal.code == .historyPurged, "\(field): \(refusal)")
+            }
+        }
         // Bad arguments, and a call inside a block that would see its own uncommitted changes.
         #expect(throws: ModelStoreError.self) { try store.history(since: recent, limit: 0) }
         #expect(throws: ModelStoreError.self) { try store.purgeHistory(olderThan: -1) }
