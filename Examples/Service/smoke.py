@@ -123,6 +123,8 @@ def main():
         call(port_a, "GET", "/snacks/987654321", expect=404)
         call(port_a, "PUT", f"/snacks/{plum['id']}", "{not json", expect=400)
         call(port_a, "GET", "/snacks?rows=0", expect=400)
+        # Only the database assigns ids: a PUT merges into a stored snack, or is a 404.
+        call(port_a, "PUT", "/snacks/9223372036854775807", {"name": "far ahead"}, expect=404)
 
         # Delete, seen live; then a client that reconnects with the last id it had gets the
         # delete it missed, and nothing before it.

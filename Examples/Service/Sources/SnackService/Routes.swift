@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import ModelStore
 import ServiceLifecycle
 
@@ -50,11 +51,22 @@ func routes(_ store: ModelStore) -> Router<BasicRequestContext> {
         return EditedResponse(status: .created, response: saved)
     }
 
-    // Creates or merges: a property left out (nil) keeps its stored value.
+    // Merges into a stored snack: a property left out (nil) keeps its stored value. Only
+    // the database assigns ids (POST): a client choosing one could take ids far ahead, and
+    // every id the sequence would hand out after it.
     router.put("snacks/:id") { request, context -> Snack in
         var snack = try await request.decode(as: Snack.self, context: context)
-        snack.id = try context.parameters.require("id", as: Int64.self)
-        return try await storeCall { try await snack.saved(in: store) }
+        let id = try context.parameters.require("id", as: Int64.self)
+        snack.id = id
+        let changes = snack
+        let stored = try await storeCall {
+            try await store.transaction {
+                try changes.update(in: store)  // `.notFound` (404) when no snack has the id
+                return try Snack.find(key: id, in: store)
+            }
+        }
+        guard let stored else { throw HTTPError(.notFound, message: "no snack \(id)") }
+        return stored
     }
 
     router.delete("snacks/:id") { _, context -> HTTPResponse.Status in
@@ -123,22 +135,22 @@ func changes(_ request: Request, store: ModelStore) async throws -> Response {
             var wakes = wake.makeAsyncIterator()
             // Read at once: what committed after `start` and before the subscription.
             var reason: Wake? = .changed
-            while let current = reason {
-                switch current {
-                case .idle:
-                    try await writer.write(ByteBuffer(string: ": idle\n\n"))
-                case .changed:
-                    var page: HistoryPage
-                    repeat {
-                        page = try await store.history(since: token, limit: 500)
-                        token = page.token
-                        let events = page.changes.filter { $0.isChange(of: Snack.self) }.map(ChangeEvent.init)
-                        guard !events.isEmpty else { continue }
-                        let id = try JSONEncoder().encode(token).base64EncodedString()
-                        let data = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)
-                        try await writer.write(ByteBuffer(string: "id: \(id)\nevent: changes\ndata: \(data)\n\n"))
-                    } while !page.isComplete
-                }
+            while reason != nil {
+                // Every wake reads the history, a heartbeat's too: the buffer keeps only the
+                // newest wake, so a heartbeat may have taken a change's place.
+                var page: HistoryPage
+                var sent = false
+                repeat {
+                    page = try await store.history(since: token, limit: 500)
+                    token = page.token
+                    let events = page.changes.filter { $0.isChange(of: Snack.self) }.map(ChangeEvent.init)
+                    guard !events.isEmpty else { continue }
+                    let id = try JSONEncoder().encode(token).base64EncodedString()
+                    let data = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)
+                    try await writer.write(ByteBuffer(string: "id: \(id)\nevent: changes\ndata: \(data)\n\n"))
+                    sent = true
+                } while !page.isComplete
+                if reason == .idle, !sent { try await writer.write(ByteBuffer(string: ": idle\n\n")) }
                 reason = await wakes.next()
             }
         } onGracefulShutdown: {
@@ -186,9 +198,14 @@ func storeCall<T>(_ call: () async throws -> T) async throws -> T {
         case .alreadyExists, .constraintViolation: status = .conflict
         case .invalidKey, .invalidQuery, .encodingFailed, .validationFailed: status = .badRequest
         case .historyPurged: status = .gone
-        case .connectionLost, .busy, .timedOut, .closed: status = .serviceUnavailable
+        case .connectionLost, .busy, .timedOut, .closed, .readOnly: status = .serviceUnavailable
         default: status = .internalServerError
         }
-        throw HTTPError(status, message: error.description)
+        // The client gets the sentence (it names the model, the property and the value); the
+        // log gets the whole error, with its SQL.
+        if status == .internalServerError || status == .serviceUnavailable {
+            Logger(label: "snack-service").error("\(error)")
+        }
+        throw HTTPError(status, message: error.message)
     }
 }
