@@ -209,10 +209,12 @@
             // sequence forward, and only when a stored key is ahead of it: writing back a value
             // it read could set it behind a `nextval` another session ran in between, and that
             // session's next key would then be one already taken. Answers where the sequence
-            // stands.
+            // stands (NULL for a key without a sequence of its own). A sequence never called
+            // stands before its start.
             """
-            SELECT CASE WHEN m > l THEN setval(s, m) ELSE l END FROM (SELECT s,
-                coalesce((SELECT max(\(quotedKey)) FROM \(quotedTable)), 0) AS m, coalesce(pg_sequence_last_value(s), 0) AS l
+            SELECT CASE WHEN s IS NULL THEN NULL WHEN m > l THEN setval(s, m) ELSE l END FROM (SELECT s,
+                coalesce((SELECT max(\(quotedKey)) FROM \(quotedTable)), 0) AS m,
+                coalesce(pg_sequence_last_value(s), (SELECT seqstart - 1 FROM pg_catalog.pg_sequence WHERE seqrelid = s), 0) AS l
                 FROM (SELECT pg_get_serial_sequence(?1, ?2)::regclass AS s) AS named) AS sequence
             """
         }

@@ -265,14 +265,25 @@ extension Session {
             }
         }
         if let outcome {
+            var matched = 0
             for element in chunk {
-                outcome(element.offset, written[RecordKey(table.keyPositions.map { element.values[$0] })] ?? .unchanged)
+                let done = written[RecordKey(table.keyPositions.map { element.values[$0] })]
+                if done != nil { matched += 1 }
+                outcome(element.offset, done ?? .unchanged)
             }
+            // A key column another tool made of a type that gives values back otherwise than
+            // they were bound (a `uuid` upper-cased, a `char(n)` padded): the rows cannot be told.
+            guard matched == written.count, written.count == returned else { throw UnmatchedReturnedKeys() }
         }
         result.inserted += inserted
         result.updated += returned - inserted
         result.unchanged += chunk.count - returned
     }
+
+    /// Thrown when the keys a multi-row upsert returned are not the keys it was given, so the
+    /// caller that asked for each row's outcome cannot have them (it falls back to writing
+    /// record by record).
+    struct UnmatchedReturnedKeys: Error {}
 
     /// A total order of values for sorting keys: by storage class, then by value.
     private static func order(_ left: SQLValue, _ right: SQLValue) -> Int {

@@ -12,7 +12,8 @@
 /// failure as it always does), goes to the walk.
 extension Session {
     func saveGraphsInLevels<M: StoredModel>(_ models: [M], into table: TableDescription) throws -> BatchSaveOutcome? {
-        guard models.count > 1, connection.capabilities.rowLocksInKeyOrder, table.writesTogether(M.self) else { return nil }
+        guard models.count > 1, connection.capabilities.rowLocksInKeyOrder, table.writesTogether(M.self), table.hasIntegerKeys
+        else { return nil }
         let row = RowEncoder(layout: table.layout)
         let declarations = M.relationships
         var roots: [(values: [SQLValue], present: ColumnMask, offset: Int)] = []
@@ -47,32 +48,46 @@ extension Session {
             levels.append(level)
         }
 
-        // Level 0: the roots.
-        var result = BatchSaveOutcome(inserted: 0, updated: 0)
-        var rootOutcomes = Array(repeating: SaveOutcome.unchanged, count: models.count)
-        _ = try upsertRowsInKeyOrder(
-            &roots, into: table, owner: ObjectIdentifier(M.self),
-            failure: { error, offset, key in error.inBatch(at: offset, of: models.count, table: table, key: key) },
-            outcome: { rootOutcomes[$0] = $1 })
-        var relatedChanged = Array(repeating: false, count: models.count)
-        for var level in levels {
-            try level.write(roots: rootKeys, rootOutcomes: rootOutcomes, changed: &relatedChanged, into: &result, self) {
-                error, element in
-                error.inBatch(at: element, of: models.count, table: table, key: rootKeys[element])
+        // In a savepoint: where the server gives keys back otherwise than they were bound (a
+        // column type another tool chose), the levels cannot tell the rows apart, and the
+        // batch is undone and walked instead.
+        do {
+            return try connection.withSavepoint {
+                // Level 0: the roots.
+                var result = BatchSaveOutcome(inserted: 0, updated: 0)
+                var rootOutcomes = Array(repeating: SaveOutcome.unchanged, count: models.count)
+                _ = try upsertRowsInKeyOrder(
+                    &roots, into: table, owner: ObjectIdentifier(M.self),
+                    failure: { error, offset, key in error.inBatch(at: offset, of: models.count, table: table, key: key) },
+                    outcome: { rootOutcomes[$0] = $1 })
+                var relatedChanged = Array(repeating: false, count: models.count)
+                for var level in levels {
+                    try level.write(roots: rootKeys, rootOutcomes: rootOutcomes, changed: &relatedChanged, into: &result, self) {
+                        error, element in
+                        error.inBatch(at: element, of: models.count, table: table, key: rootKeys[element])
+                    }
+                }
+                for (outcome, changed) in zip(rootOutcomes, relatedChanged) { result.count(outcome.counting(related: changed)) }
+                return result
             }
+        } catch is UnmatchedReturnedKeys {
+            return nil
         }
-        for (outcome, changed) in zip(rootOutcomes, relatedChanged) { result.count(outcome.counting(related: changed)) }
-        return result
     }
 }
 
 extension TableDescription {
+    /// Whether the key is integers, which the levels match as the server gives them back
+    /// (checked again on every returned key).
+    var hasIntegerKeys: Bool {
+        keyPositions.allSatisfy { columns[$0].storage == .integer && !columns[$0].holdsDecimal }
+    }
+
     /// Whether `M`'s records can be written in multi-row statements with the walk's answers:
     /// keys of their own, and nothing that needs a record at a time.
     func writesTogether<M: StoredModel>(_ type: M.Type) -> Bool {
         !assignsKeys && !hasUniqueIndex && !hasCollatedKey && !ModelCallbacks.of(M.self).save
-            // Keys the server gives back as they were bound, so a returned key names its row.
-            && keyPositions.allSatisfy { [.integer, .text].contains(columns[$0].storage) && !columns[$0].holdsDecimal }
+
             && !relationships.contains {
                 if case .foreignKeyHere(_, unique: true) = $0.storage { return true }
                 return false
@@ -101,7 +116,9 @@ private struct RelatedLevel {
     ) throws -> RelatedLevel? {
         func open<T: StoredModel>(_ type: T.Type) throws -> RelatedLevel? {
             let table = try session.table(T.self)
-            guard table.writesTogether(T.self) else { return nil }
+            // A change date the walk moves when it unlinks a record and a later element links
+            // it again (the levels write it once, unchanged) needs the walk.
+            guard table.writesTogether(T.self), table.hasIntegerKeys, table.updatedPosition == nil else { return nil }
             let positions = columns.map { table.layout.position(of: $0)! }
             let row = RowEncoder(layout: table.layout)
             var rows: [(values: [SQLValue], present: ColumnMask, offset: Int)] = []
@@ -161,6 +178,10 @@ private struct RelatedLevel {
             let statement = try session.connection.cachedStatement(sql.sql)
             try statement.forEachRow(sql.values) {
                 let values = statement.values(count: keyCount)
+                // Integers as bound, or a column type another tool chose: the walk then.
+                for value in statement.values(count: keyCount + columns.count) {
+                    guard case .integer = value else { throw Session.UnmatchedReturnedKeys() }
+                }
                 let key = RecordKey(values)
                 valuesOf[key] = values
                 let link = RecordKey(statement.values(from: Int32(keyCount), count: columns.count))
