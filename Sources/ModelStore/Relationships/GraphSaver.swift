@@ -381,12 +381,7 @@ final class GraphSaver {
         else { return nil }
         func open<T: StoredModel>(_ first: T) throws -> [[SQLValue]]? {
             let table = try session.table(T.self)
-            guard !table.assignsKeys, !table.hasUniqueIndex, !table.hasCollatedKey, !ModelCallbacks.of(T.self).save,
-                !table.relationships.contains(where: {
-                    if case .foreignKeyHere(_, unique: true) = $0.storage { return true }
-                    return false
-                })
-            else { return nil }
+            guard table.writesTogether(T.self) else { return nil }
             let frame = try frame(T.self)
             defer { recycle(frame) }
             let row = frame.row
@@ -505,11 +500,17 @@ final class GraphSaver {
         let target = join.targetColumns.map(quoted)
         if !isNew { try unlink(join, owner: owner, target: target, key: key, keeping: targets) }
         let width = owner.count + target.count
+        // The statement of the last chunk size, kept: on SQLite every link is one row, and its
+        // text is built and looked up once per call, as before chunks.
+        var last: (rows: Int, statement: Statement)?
         func insert(rows: Int) throws -> Statement {
+            if let last, last.rows == rows { return last.statement }
             let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
-            return try session.connection.cachedStatement(
+            let statement = try session.connection.cachedStatement(
                 "INSERT INTO \(quoted(join.name)) (" + (owner + target).joined(separator: ", ") + ") VALUES "
                     + Array(repeating: tuple, count: rows).joined(separator: ", ") + " ON CONFLICT DO NOTHING")
+            last = (rows, statement)
+            return statement
         }
         // Where a statement is a round trip (a server), the links go in chunks of rows; on
         // SQLite one reused statement per link costs less than building longer ones.
